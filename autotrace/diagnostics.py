@@ -1,0 +1,34 @@
+"""Warnings a script triggers, recorded as PyTorch would emit them.
+
+The engine calls :func:`warn`; the run collects them into the trace record (every
+emission, as ``warnings.simplefilter("always")`` would show them) and the console shows
+them on stderr.
+"""
+
+from __future__ import annotations
+
+warnings: list[dict] = []
+
+
+def warn(message: str, category: str = "UserWarning") -> None:
+    from . import site
+
+    here = site.current
+    warnings.append({
+        "category": category,
+        "message": message,
+        "line": here.line if here is not None else None,
+    })
+
+
+def reset() -> None:
+    warnings.clear()
+
+
+NON_LEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
+)

@@ -1,0 +1,370 @@
+"""The backward engine: ``Tensor.backward`` and ``torch.autograd.grad``.
+
+Like PyTorch's engine it is iterative (no recursion, so a 100,000-node chain works):
+
+1. From the roots' ``grad_fn``, walk the graph once to count, for every node, how many
+   edges lead into it (its dependencies). For ``autograd.grad`` only the nodes from
+   which a requested input can be reached are counted and run.
+2. Run ready nodes (all dependencies in) from a priority queue ordered by sequence
+   number, newest first; ``AccumulateGrad`` outranks everything (PyTorch's order).
+   Gradients arriving at the same input of a node are summed (fan-in).
+3. Before a node runs, its tensor pre-hooks (``register_hook``) run, then the
+   ``retain_grad`` hooks, so ``.grad`` of a non-leaf sees hook-modified values
+   (torch 2.13 ordering).
+4. Each node's outputs are checked against its inputs' metadata: a broadcast gradient
+   is summed back to the input's shape and cast to its dtype (``validate_outputs``).
+5. Without ``retain_graph`` each node frees its saved tensors after it runs; running it
+   again raises PyTorch's "backward through the graph a second time" error.
+
+Gradient arithmetic runs with grad mode off unless ``create_graph`` is set, in which
+case the backward formulas (written with Tensor ops) record a graph of their own.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+from . import grad_mode, record, site
+from .node import AccumulateGrad, SAVED_FREED, Context
+from .tensor import Tensor
+
+NO_GRAD_FN = "element {i} of tensors does not require grad and does not have a grad_fn"
+SCALAR_ONLY = "grad can be implicitly created only for scalar outputs"
+
+
+def _size(shape) -> str:
+    return "torch.Size([" + ", ".join(str(s) for s in shape) + "])"
+
+
+def _seed_grads(outputs, grad_outputs, is_grads_batched=False):
+    """PyTorch's ``_make_grads``: ones for scalar outputs, the given gradient (checked for
+    shape) otherwise."""
+    seeds = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None:
+            if out._requires_grad:
+                if out._data.size != 1:
+                    raise RuntimeError(SCALAR_ONLY)
+                if out._dtype.category != 2:
+                    raise RuntimeError(
+                        f"grad can be implicitly created only for real scalar outputs but got {out._dtype!r}")
+                seeds.append(Tensor._make(np.ones(out._data.shape, dtype=out._data.dtype)))
+            else:
+                seeds.append(None)
+        else:
+            if not isinstance(g, Tensor):
+                raise TypeError(
+                    f"gradients can be either Tensors or None, but got {type(g).__name__}")
+            if g._data.shape != out._data.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {_size(g._data.shape)} and "
+                    f"output[{i}] has a shape of {_size(out._data.shape)}.")
+            seeds.append(g)
+    return seeds
+
+
+def _root_edges(outputs):
+    edges = []
+    for i, out in enumerate(outputs):
+        if out.grad_fn is None and not out._requires_grad:
+            raise RuntimeError(NO_GRAD_FN.format(i=i))
+        edges.append(out._edge())
+    return edges
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """``torch.autograd.backward``: accumulate d(tensors)/d(leaf) · grad_tensors into
+    every reachable leaf's ``.grad`` (or only ``inputs``'). ``retain_graph`` defaults to
+    ``create_graph``."""
+    tensors = tuple(tensors) if isinstance(tensors, (list, tuple)) else (tensors,)
+    if grad_tensors is None:
+        grad_tensors = (None,) * len(tensors)
+    elif isinstance(grad_tensors, Tensor):
+        grad_tensors = (grad_tensors,)
+    if retain_graph is None:
+        retain_graph = create_graph
+    seeds = _seed_grads(tensors, grad_tensors)
+    edges = _root_edges(tensors)
+    capture = None
+    if inputs is not None:
+        inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    _run(edges, seeds, retain_graph, create_graph, tensors, capture_inputs=inputs, accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """``torch.autograd.grad``: the gradients of ``outputs`` w.r.t. ``inputs`` as a tuple,
+    without touching ``.grad``. An input no path reaches raises PyTorch's error unless
+    ``allow_unused`` (then None, or zeros with ``materialize_grads``)."""
+    single = isinstance(outputs, Tensor)
+    outputs = (outputs,) if single else tuple(outputs)
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    elif isinstance(grad_outputs, Tensor):
+        grad_outputs = (grad_outputs,)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if retain_graph is None:
+        retain_graph = create_graph
+    for t in inputs:
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    seeds = _seed_grads(outputs, grad_outputs)
+    edges = _root_edges(outputs)
+    results = _run(edges, seeds, retain_graph, create_graph, outputs, capture_inputs=inputs, accumulate=False)
+    out = []
+    for t, g in zip(inputs, results):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior.")
+            if materialize_grads:
+                g = Tensor._make(np.zeros_like(t._data))
+        out.append(g)
+    return tuple(out)
+
+
+def _capture_key(t: Tensor):
+    """The (node, output_nr) at which the gradient of input ``t`` is read."""
+    if t.grad_fn is not None:
+        return (t.grad_fn, t._output_nr)
+    return (t._grad_accumulator(), 0)
+
+
+def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, accumulate=True):
+    rec = record.active
+    prev_mode = grad_mode.enabled
+    pass_rec = None
+    if rec is not None:
+        pass_rec = record.PassRecord(
+            len(rec.passes), "backward" if accumulate else "grad",
+            [e[0].rec.id if e[0] is not None and e[0].rec is not None else None for e in edges],
+            [rec.keep(s._data) if s is not None else None for s in seeds],
+            site.current, bool(retain_graph), bool(create_graph),
+            inputs=tuple(capture_inputs and [(_capture_key(t)[0].rec.id if _capture_key(t)[0].rec else None) for t in capture_inputs] or ()))
+        rec.passes.append(pass_rec)
+
+    captures = None
+    targets = None
+    if capture_inputs is not None:
+        captures = {}
+        targets = {}
+        for i, t in enumerate(capture_inputs):
+            key = _capture_key(t)
+            targets.setdefault(key[0], []).append((key[1], i))
+
+    # 1. dependencies (only along edges out of nodes that will run)
+    roots_nodes = [fn for fn, _ in edges if fn is not None]
+    needed = _needed(roots_nodes, targets) if targets is not None else None
+    deps: dict = {}
+    seen = set()
+    stack = list(roots_nodes)
+    for fn in roots_nodes:
+        seen.add(fn)
+    while stack:
+        fn = stack.pop()
+        if targets is not None and fn in targets and not accumulate and fn.__class__ is AccumulateGrad:
+            continue
+        for nxt, _ in fn.next_functions:
+            if nxt is None or (needed is not None and nxt not in needed):
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+
+    # 2. seed the input buffers
+    buffers: dict = {}
+    for (fn, nr), g in zip(edges, seeds):
+        if fn is None or g is None:
+            continue
+        _add_to(buffers, fn, nr, g)
+    ready = []
+    counter = 0
+    for fn in dict.fromkeys(roots_nodes):
+        if deps.get(fn, 0) == 0:
+            heapq.heappush(ready, (-fn.seq, counter, fn))
+            counter += 1
+
+    grad_mode.enabled = bool(create_graph)
+    try:
+        while ready:
+            _, _, fn = heapq.heappop(ready)
+            grads = buffers.pop(fn, None)
+            if grads is None:
+                grads = [None] * fn.n_outputs
+            grads = _pre_hooks(fn, grads)
+            step = None
+            if pass_rec is not None:
+                step = record.StepRecord(fn.rec.id if fn.rec is not None else None,
+                                         [rec.keep(g._data) if g is not None else None for g in grads], [])
+                pass_rec.steps.append(step)
+            if targets is not None and fn in targets:
+                for nr, i in targets[fn]:
+                    captures[i] = grads[nr]
+                if fn.__class__ is AccumulateGrad:
+                    continue
+                if needed is not None and not any(n in needed for n, _ in fn.next_functions if n is not None):
+                    continue
+            if fn.__class__ is AccumulateGrad:
+                if accumulate:
+                    _accumulate(fn, grads[0], create_graph, step, rec)
+                continue
+            outs = _call(fn, grads)
+            if not retain_graph:
+                fn.release()
+            if fn.post_hooks:
+                for hook in list(fn.post_hooks):
+                    hook(tuple(outs), tuple(grads))
+            for (nxt, nr), g, meta in zip(fn.next_functions, outs, fn.in_meta):
+                if step is not None:
+                    step.grads_out.append(rec.keep(g._data) if g is not None and nxt is not None else None)
+                if nxt is None or (needed is not None and nxt not in needed):
+                    continue
+                if g is not None:
+                    g = _validate(g, meta)
+                    _add_to(buffers, nxt, nr, g, fanin_step=step)
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0:
+                    heapq.heappush(ready, (-nxt.seq, counter, nxt))
+                    counter += 1
+    except Exception as exc:
+        if pass_rec is not None:
+            pass_rec.error = f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        grad_mode.enabled = prev_mode
+    if captures is not None:
+        return [captures.get(i) for i in range(len(capture_inputs))]
+    return None
+
+
+def _needed(roots, targets):
+    """Nodes from which some target node can be reached (targets included), found
+    without recursion by a post-order walk."""
+    needed = set()
+    state = {}
+    stack = [(fn, False) for fn in roots]
+    while stack:
+        fn, done = stack.pop()
+        if done:
+            if fn in targets or any(n in needed for n, _ in fn.next_functions if n is not None):
+                needed.add(fn)
+            continue
+        if fn in state:
+            continue
+        state[fn] = True
+        stack.append((fn, True))
+        for nxt, _ in fn.next_functions:
+            if nxt is not None and nxt not in state:
+                stack.append((nxt, False))
+    # a node reachable only through nodes visited earlier is resolved by a fixed point
+    changed = True
+    while changed:
+        changed = False
+        for fn in state:
+            if fn not in needed and any(n in needed for n, _ in fn.next_functions if n is not None):
+                needed.add(fn)
+                changed = True
+    return needed
+
+
+def _add_to(buffers, fn, nr, g, fanin_step=None):
+    slot = buffers.get(fn)
+    if slot is None:
+        slot = buffers[fn] = [None] * fn.n_outputs
+    prev = slot[nr]
+    slot[nr] = g if prev is None else prev + g
+
+
+def _pre_hooks(fn, grads):
+    hooks = fn.pre_hooks
+    if hooks:
+        grads = list(grads)
+        for nr, hook in list(hooks):
+            if nr == -1:
+                new = hook(tuple(grads))
+                if new is not None:
+                    grads = list(new)
+            elif grads[nr] is not None:
+                new = hook(grads[nr])
+                if new is not None:
+                    grads[nr] = new
+    retains = fn.retains_grad
+    if retains:
+        for nr, ref in retains.items():
+            t = ref()
+            g = grads[nr]
+            if t is None or g is None:
+                continue
+            if t._grad is None:
+                t._grad = Tensor._make(g._data.copy()) if not grad_mode.enabled else g.clone()
+            else:
+                t._grad = t._grad + g
+    return grads
+
+
+def _call(fn, grads):
+    if fn.saved is None and fn.had_saved:
+        raise RuntimeError(SAVED_FREED)
+    ctx = Context(fn)
+    if fn.n_outputs == 1:
+        g = grads[0]
+        if g is None:
+            return [None] * len(fn.next_functions)
+        outs = fn.op.backward(ctx, g)
+    else:
+        if all(g is None for g in grads):
+            return [None] * len(fn.next_functions)
+        outs = fn.op.backward(ctx, grads)
+    return list(outs)
+
+
+def _validate(g: Tensor, meta):
+    """Sum a broadcast gradient back to the input's shape and cast it to its dtype
+    (PyTorch's ``validate_outputs``)."""
+    if meta is None:
+        return g
+    shape, dtype = meta
+    if g._data.shape != shape:
+        from .ops.shape import sum_to
+        try:
+            g = sum_to(g, shape)
+        except Exception:
+            raise RuntimeError(
+                f"Function backward returned an invalid gradient at index 0 - got "
+                f"[{', '.join(map(str, g._data.shape))}] but expected shape compatible with "
+                f"[{', '.join(map(str, shape))}]") from None
+    if g._dtype is not dtype:
+        g = g.to(dtype)
+    return g
+
+
+def _accumulate(fn, g, create_graph, step, rec):
+    """AccumulateGrad: ``leaf.grad = g`` the first time (a copy), then ``leaf.grad += g``
+    in place — or ``leaf.grad = leaf.grad + g`` when building a graph (create_graph)."""
+    t = fn.variable
+    if t is None or g is None:
+        return
+    before = t._grad
+    if step is not None:
+        step.before = rec.keep(before._data) if before is not None else None
+    if before is None:
+        if create_graph:
+            t._grad = g
+        else:
+            t._grad = Tensor._make(np.array(g._data, copy=True))
+    elif create_graph or grad_mode.enabled:
+        t._grad = before + g
+    else:
+        np.add(before._data, g._data, out=before._data, casting="unsafe")
+        before._version_counter.value += 1
+    if step is not None:
+        step.after = rec.keep(t._grad._data)

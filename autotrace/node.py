@@ -1,0 +1,277 @@
+"""Graph nodes: the objects behind ``tensor.grad_fn``.
+
+A :class:`Node` is one recorded op: PyTorch's node name (``MulBackward0``), its
+``next_functions`` (``((node, output_nr), ...)`` with ``(None, 0)`` for inputs that need
+no gradient), the tensors its backward formula reads (saved tensors, freed after a
+backward without ``retain_graph``) and the shapes of its inputs (the engine sums a
+broadcast gradient back to them, as PyTorch's ``validate_outputs`` does).
+:class:`AccumulateGrad` is the sink that adds a gradient into a leaf's ``.grad``.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from . import record, site
+from .record import NodeRecord
+
+SAVED_FREED = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+_sequence = 0
+
+
+def reset_sequence() -> None:
+    global _sequence
+    _sequence = 0
+
+
+class VersionCounter:
+    """Counts in-place modifications; shared by a tensor and its views (``x._version``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0
+
+
+class SavedTensor:
+    """A tensor saved for backward, with the version it had when saved.
+
+    Inputs are kept as the tensor object; an op's own output is kept as its data and
+    version counter only (keeping the tensor would make a cycle through ``grad_fn``) and
+    is rebuilt on unpack with this node as its ``grad_fn``, as PyTorch's SavedVariable does.
+    """
+
+    __slots__ = ("tensor", "data", "counter", "version", "is_output", "requires_grad", "output_nr")
+
+    def __init__(self, tensor, is_output: bool = False):
+        self.counter = tensor._version_counter
+        self.version = self.counter.value
+        self.is_output = is_output
+        if is_output:
+            self.tensor = None
+            self.data = tensor._data
+            self.requires_grad = tensor.requires_grad
+            self.output_nr = tensor._output_nr
+        else:
+            self.tensor = tensor
+            self.data = None
+
+    def unpack(self, node):
+        from .tensor import Tensor
+
+        if self.counter.value != self.version:
+            if self.is_output:
+                t = Tensor._make(self.data)
+                where = f", which is output {self.output_nr} of {node.name()}"
+            else:
+                t = self.tensor
+                fn = t.grad_fn
+                where = f", which is output {t._output_nr} of {fn.name()}" if fn is not None else ""
+            shape = ", ".join(str(s) for s in t.shape)
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [torch.{t.dtype.legacy} [{shape}]]{where}, is at version "
+                f"{self.counter.value}; expected version {self.version} instead. Hint: enable "
+                "anomaly detection to find the operation that failed to compute its gradient, "
+                "with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+            )
+        if self.is_output:
+            t = Tensor._make(self.data, requires_grad=self.requires_grad)
+            t._version_counter = self.counter
+            if self.requires_grad:
+                t.grad_fn = node
+                t._output_nr = self.output_nr
+            return t
+        return self.tensor
+
+
+class Context:
+    """What a backward formula sees: saved tensors as attributes (``ctx.self``,
+    ``ctx.other``, ``ctx.result``), non-tensor attributes (``ctx.dim``), and
+    ``ctx.needs(i)``: whether input ``i`` needs a gradient."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
+
+    def __getattr__(self, name):
+        node = self.node
+        saved = node.saved
+        if saved is not None and name in saved:
+            value = saved[name]
+            return value.unpack(node) if isinstance(value, SavedTensor) else value
+        try:
+            return node.attrs[name]
+        except KeyError:
+            if saved is None and node.had_saved:
+                raise RuntimeError(SAVED_FREED) from None
+            raise AttributeError(name) from None
+
+    def needs(self, i: int) -> bool:
+        return self.node.next_functions[i][0] is not None
+
+
+class Node:
+    """A backward node. Scripts see ``name()``, ``next_functions``, ``metadata``,
+    ``register_hook``, ``register_prehook`` and ``_saved_*`` attributes."""
+
+    __slots__ = ("op", "next_functions", "saved", "attrs", "seq", "rec", "in_meta",
+                 "n_outputs", "pre_hooks", "retains_grad", "post_hooks", "had_saved",
+                 "metadata", "__weakref__")
+
+    _script_attrs = frozenset({
+        "name", "next_functions", "metadata", "register_hook", "register_prehook",
+        "requires_grad", "_sequence_nr",
+        "_saved_self", "_saved_other", "_saved_result", "_saved_exponent", "_saved_dim",
+        "_saved_keepdim", "_saved_mat2", "_saved_vec", "_saved_tensor", "_saved_indices",
+        "_saved_alpha", "_saved_min", "_saved_max", "_saved_negative_slope", "_saved_weight",
+        "_saved_target", "_saved_mask", "_saved_condition", "_saved_p", "_saved_self_sym_sizes",
+        "_saved_other_sym_sizes", "_saved_exponent_sym_sizes", "_saved_self_sizes", "_saved_sizes",
+        "_saved_index", "_saved_values", "_saved_reduction", "_saved_approximate",
+    })
+
+    def __init__(self, op, next_functions, saved, attrs, in_meta, n_outputs=1):
+        global _sequence
+        self.op = op
+        self.next_functions = next_functions
+        self.saved = saved
+        self.had_saved = bool(saved) and any(isinstance(v, SavedTensor) for v in saved.values())
+        self.attrs = attrs
+        self.in_meta = in_meta
+        self.n_outputs = n_outputs
+        self.seq = _sequence
+        _sequence += 1
+        self.pre_hooks = None
+        self.retains_grad = None
+        self.post_hooks = None
+        self.metadata = {}
+        rec = record.active
+        if rec is not None:
+            self.rec = NodeRecord(
+                len(rec.nodes), self.name(),
+                tuple((fn.rec.id if fn is not None and fn.rec is not None else None, i)
+                      for fn, i in next_functions),
+                site.current, None, None, op=op)
+            self.rec.saved = tuple(k for k, v in saved.items() if isinstance(v, SavedTensor)) if saved else ()
+            rec.nodes.append(self.rec)
+        else:
+            self.rec = None
+
+    def name(self) -> str:
+        return self.op.node
+
+    @property
+    def requires_grad(self) -> bool:
+        return True
+
+    @property
+    def _sequence_nr(self) -> int:
+        return self.seq
+
+    def release(self) -> None:
+        """Free saved tensors (after a backward without retain_graph)."""
+        if self.saved is not None and self.had_saved:
+            self.saved = None
+
+    def register_hook(self, fn):
+        """Post-hook ``fn(grad_inputs, grad_outputs)``, called after this node runs."""
+        if self.post_hooks is None:
+            self.post_hooks = []
+        self.post_hooks.append(fn)
+        return _Handle(self.post_hooks, fn)
+
+    def register_prehook(self, fn):
+        """Pre-hook ``fn(grad_outputs)``, called before this node runs; may return new grads."""
+        return self._add_pre_hook(-1, fn)
+
+    def _add_pre_hook(self, output_nr, fn):
+        if self.pre_hooks is None:
+            self.pre_hooks = []
+        entry = (output_nr, fn)
+        self.pre_hooks.append(entry)
+        return _Handle(self.pre_hooks, entry)
+
+    def __getattr__(self, name):
+        if name.startswith("_saved_"):
+            key = name[7:]
+            saved = object.__getattribute__(self, "saved")
+            attrs = object.__getattribute__(self, "attrs")
+            if saved is not None and key in saved:
+                value = saved[key]
+                return value.unpack(self) if isinstance(value, SavedTensor) else value
+            if key in attrs:
+                return attrs[key]
+            if saved is None and object.__getattribute__(self, "had_saved"):
+                raise RuntimeError(SAVED_FREED)
+        raise AttributeError(f"'{object.__getattribute__(self, 'op').node}' object has no attribute '{name}'")
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at 0x{id(self):x}>"
+
+    __str__ = __repr__
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf that requires grad: adds incoming gradients into ``.grad``.
+
+    Its ``variable`` is the leaf. PyTorch runs it before other ready nodes (its sequence
+    number is the maximum), which :mod:`autotrace.engine` mirrors.
+    """
+
+    __slots__ = ("_variable",)
+    _script_attrs = frozenset({"name", "next_functions", "variable", "metadata",
+                               "register_hook", "register_prehook", "requires_grad"})
+
+    def __init__(self, variable):
+        self._variable = weakref.ref(variable)
+        Node.__init__(self, _ACCUMULATE, (), {}, {}, ((variable.shape, variable.dtype),))
+        self.seq = float("inf")
+        if self.rec is not None:
+            self.rec.is_leaf = True
+            self.rec.shape = tuple(variable.shape)
+            self.rec.dtype = variable.dtype.name
+            self.rec.var_name = variable._name
+
+    @property
+    def variable(self):
+        return self._variable()
+
+    @property
+    def _sequence_nr(self) -> int:
+        return 2**64 - 1
+
+
+class _AccumulateOp:
+    node = "AccumulateGrad"
+    name = "accumulate_grad"
+
+
+_ACCUMULATE = _AccumulateOp()
+
+
+class _Handle:
+    """What ``register_hook`` returns: ``handle.remove()`` unregisters the hook."""
+
+    __slots__ = ("_list", "_entry")
+    _script_attrs = frozenset({"remove"})
+
+    def __init__(self, lst, entry):
+        self._list = lst
+        self._entry = entry
+
+    def remove(self) -> None:
+        try:
+            self._list.remove(self._entry)
+        except ValueError:
+            pass
+
+    def __repr__(self) -> str:
+        return f"<torch.utils.hooks.RemovableHandle object at 0x{id(self):x}>"

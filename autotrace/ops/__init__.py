@@ -1,0 +1,256 @@
+"""The op table: every differentiable op defined once.
+
+An :class:`Op` carries PyTorch's node name, the names of its tensor inputs, its
+vector-Jacobian product per input as text (the ``derivatives.yaml`` formula that
+``autotrace ops`` and ``explain`` print), optionally the local derivative per input in
+symbols, and the backward function. Backward functions are written with Tensor ops, so
+with ``create_graph=True`` they record a graph and higher derivatives work.
+
+The public functions (``torch.mul``, ``Tensor.mul``, ``F.relu`` ...) live beside their
+ops in the submodules and are exported with :func:`export`; :func:`load` imports them all
+and attaches the Tensor methods.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes, grad_mode, record as _record
+from ..node import Node, SavedTensor
+from ..tensor import Tensor
+
+OPS: dict[str, "Op"] = {}          # op name -> Op
+TORCH: dict[str, object] = {}      # torch.<name>
+METHODS: dict[str, object] = {}    # Tensor.<name>
+FUNCTIONAL: dict[str, object] = {} # torch.nn.functional.<name>
+_FUNCS: dict[str, object] = {}     # any exported function by its own name
+
+RESULT = object()  # in ``save=``: save the op's output (PyTorch's ``result``)
+
+
+class Op:
+    """One differentiable op (compare PyTorch's ``derivatives.yaml`` entries).
+
+    ``vjp`` maps each input name to the gradient it receives, as text in terms of
+    ``grad`` (the upstream gradient), the inputs and ``result``; ``local`` maps input
+    names to the local derivative ∂out/∂input in symbols for elementwise ops (None where
+    the op is not elementwise). ``backward(ctx, grad)`` returns one gradient (Tensor or
+    None) per input.
+    """
+
+    __slots__ = ("name", "node", "inputs", "vjp", "local", "backward", "doc")
+
+    def __init__(self, name, node, inputs, vjp, backward, local=None, doc=""):
+        self.name = name
+        self.node = node
+        self.inputs = inputs
+        self.vjp = vjp
+        self.local = local
+        self.backward = backward
+        self.doc = doc
+
+    def __repr__(self) -> str:
+        return f"Op({self.name!r}, {self.node!r})"
+
+
+def op(name, node, inputs, vjp, local=None, doc=""):
+    """Decorator: define the op whose backward is the decorated function."""
+
+    def register(backward):
+        o = Op(name, node, tuple(inputs), dict(vjp), backward, local=local, doc=doc)
+        if name in OPS:
+            raise ValueError(f"op {name!r} defined twice")
+        OPS[name] = o
+        return o
+
+    return register
+
+
+def export(*, torch=(), tensor=(), functional=(), name=None):
+    """Decorator: publish a function as ``torch.X``, ``Tensor.X`` and/or ``F.X``."""
+
+    def register(fn):
+        key = name or fn.__name__
+        _FUNCS[key] = fn
+        for n in torch:
+            TORCH[n] = fn
+        for n in tensor:
+            METHODS[n] = fn
+        for n in functional:
+            FUNCTIONAL[n] = fn
+        return fn
+
+    return register
+
+
+def get(name):
+    """An exported function by name (``get("unbind")``)."""
+    load()
+    return _FUNCS[name]
+
+
+# -- building results ------------------------------------------------------------------
+
+
+def wrap_scalar(value):
+    """A Python number as the 0-dim tensor PyTorch wraps it in (float -> float64,
+    int -> int64, bool -> bool); flagged so promotion treats it as a scalar."""
+    if isinstance(value, bool):
+        return Tensor._make(np.array(value, dtype=np.bool_))
+    if isinstance(value, int):
+        return Tensor._make(np.array(value, dtype=np.int64))
+    return Tensor._make(np.array(value, dtype=np.float64))
+
+
+def as_tensor_arg(value, name="other"):
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (bool, int, float)):
+        return wrap_scalar(value)
+    raise TypeError(f"expected Tensor as element 1 in argument 1, but got {type(value).__name__}")
+
+
+def make(op_, out, inputs, save=None, attrs=None, dtype=None):
+    """The result tensor of ``op_`` with data ``out`` (a numpy array), recording a graph
+    node when grad mode is on and some input requires grad.
+
+    ``inputs`` are the op's tensor inputs in ``op_.inputs`` order (None for a
+    non-tensor argument); ``save`` maps names to what backward reads (tensors, the
+    :data:`RESULT` marker, or plain values); ``attrs`` are non-tensor attributes.
+    """
+    t = Tensor._make(out, dtype)
+    if not grad_mode.enabled:
+        return t
+    for x in inputs:
+        if x is not None and x._requires_grad:
+            break
+    else:
+        return t
+    if t._dtype.category != dtypes.FLOAT:
+        return t
+    edges = tuple(x._edge() if x is not None else (None, 0) for x in inputs)
+    saved = None
+    if save:
+        saved = {}
+        for k, v in save.items():
+            if v is RESULT:
+                saved[k] = SavedTensor(t, is_output=True)
+            elif isinstance(v, Tensor):
+                saved[k] = SavedTensor(v)
+            else:
+                saved[k] = v
+    meta = tuple((x._data.shape, x._dtype) if x is not None else None for x in inputs)
+    node = Node(op_, edges, saved, attrs or {}, meta)
+    t._requires_grad = True
+    t.grad_fn = node
+    rec = node.rec
+    if rec is not None:
+        rec.shape = out.shape if hasattr(out, "shape") else ()
+        rec.dtype = t._dtype.name
+        r = _record.active
+        if r is not None and r.keep_values:
+            rec.value = r.keep(t._data)
+    return t
+
+
+def make_multi(op_, outs, inputs, save=None, attrs=None, differentiable=None):
+    """Like :func:`make` for ops with several outputs (``unbind``, ``split``, ``max(dim)``):
+    one node, output ``i`` has ``_output_nr == i``. ``differentiable[i]`` False marks an
+    output (indices) that never requires grad."""
+    ts = [Tensor._make(o) for o in outs]
+    if not grad_mode.enabled or not any(x is not None and x._requires_grad for x in inputs):
+        return ts
+    edges = tuple(x._edge() if x is not None else (None, 0) for x in inputs)
+    saved = None
+    if save:
+        saved = {k: (SavedTensor(v) if isinstance(v, Tensor) else v) for k, v in save.items()}
+    meta = tuple((x._data.shape, x._dtype) if x is not None else None for x in inputs)
+    node = Node(op_, edges, saved, attrs or {}, meta, n_outputs=len(ts))
+    node.attrs["out_meta"] = tuple((o.shape, t._dtype) for o, t in zip(outs, ts))
+    for i, t in enumerate(ts):
+        if (differentiable is None or differentiable[i]) and t._dtype.category == dtypes.FLOAT:
+            t._requires_grad = True
+            t.grad_fn = node
+            t._output_nr = i
+    if node.rec is not None:
+        node.rec.shape = outs[0].shape
+        node.rec.dtype = ts[0]._dtype.name
+    return ts
+
+
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def check_inplace(t: Tensor) -> None:
+    """PyTorch's errors for in-place ops on leaves that require grad (outside no_grad)."""
+    if grad_mode.enabled:
+        if t.grad_fn is None and t._requires_grad:
+            raise RuntimeError(LEAF_INPLACE)
+        base = t._base
+        if base is not None and base.grad_fn is None and base._requires_grad and t.grad_fn is None:
+            raise RuntimeError(VIEW_LEAF_INPLACE)
+
+
+def commit_inplace(t: Tensor, result: Tensor) -> Tensor:
+    """Make ``t`` take ``result``'s value and history: the data is written into ``t``'s
+    own storage (views see it), the version counter moves, and ``t.grad_fn`` becomes the
+    result's node (PyTorch's history rebase for in-place ops)."""
+    data = result._data
+    if data.dtype != t._data.dtype:
+        if t._dtype.category < result._dtype.category:
+            raise RuntimeError(
+                f"result type {result._dtype.name.capitalize() if result._dtype.category != dtypes.FLOAT else 'Float'} "
+                f"can't be cast to the desired output type {_type_word(t._dtype)}")
+        data = data.astype(t._data.dtype)
+    if t._data.ndim == 0 or t._data.shape != data.shape:
+        t._data[...] = np.broadcast_to(data, t._data.shape)
+    else:
+        np.copyto(t._data, data)
+    t._version_counter.value += 1
+    if result.grad_fn is not None:
+        t.grad_fn = result.grad_fn
+        t._output_nr = result._output_nr
+        t._requires_grad = True
+        if t.grad_fn.rec is not None and t._name is not None:
+            t.grad_fn.rec.var_name = t._name
+        base = t._base
+        if base is not None:
+            _rebase_view(base, t)
+    return t
+
+
+def _type_word(d) -> str:
+    return {"int64": "Long", "int32": "Int", "bool": "Bool", "float32": "Float",
+            "float64": "Double", "uint8": "Byte", "int16": "Short", "int8": "Char",
+            "float16": "Half"}[d.name]
+
+
+def _rebase_view(base: Tensor, view: Tensor) -> None:
+    """After an in-place op on a view, the base's history passes through the view's new
+    node (PyTorch's CopySlices)."""
+    from .indexing import rebase_base_through_view
+    rebase_base_through_view(base, view)
+
+
+_loaded = False
+
+
+def load():
+    """Import every op module once and attach Tensor methods and operators."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    from . import arith, unary, reduce, shape, indexing, linalg, nn  # noqa: F401
+    for name, fn in METHODS.items():
+        setattr(Tensor, name, fn)
+    Tensor._script_attrs = frozenset(
+        set(METHODS) | {
+            "shape", "size", "dtype", "ndim", "dim", "ndimension", "numel", "nelement",
+            "element_size", "device", "is_leaf", "requires_grad", "requires_grad_", "grad",
+            "grad_fn", "retains_grad", "_version", "data", "T", "backward", "retain_grad",
+            "register_hook", "detach", "detach_", "item", "tolist", "numpy", "type",
+            "is_floating_point", "cpu", "_base", "output_nr", "_output_nr",
+        } - {n for n in METHODS if n.startswith("__")}
+    )

@@ -1,0 +1,445 @@
+"""Arithmetic: add, sub, rsub, mul, div, neg, pow (three overloads), reciprocal, square,
+the comparison operators, and their in-place forms. Broadcasting and type promotion as
+in torch 2.13; a Python number is wrapped as a 0-dim tensor, which is why ``x + 2`` has
+``(None, 0)`` in its ``next_functions`` while ``2 - x`` (RsubBackward1) has one edge.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..tensor import Tensor
+from . import RESULT, as_tensor_arg, check_inplace, commit_inplace, export, make, op, wrap_scalar
+
+_SCALARS = (bool, int, float)
+
+
+def _binary(a, b):
+    """(tensor a, tensor b, a's array, b's array, result dtype) for a binary op."""
+    if isinstance(a, _SCALARS):
+        a = wrap_scalar(a)
+        a_scalar = True
+    else:
+        a_scalar = False
+    if isinstance(b, _SCALARS):
+        b = wrap_scalar(b)
+        b_scalar = True
+    elif isinstance(b, Tensor):
+        b_scalar = False
+    else:
+        b = as_tensor_arg(b)
+        b_scalar = False
+    ts = [t for t, s in ((a, a_scalar), (b, b_scalar)) if not s]
+    ss = [t._data.item() for t, s in ((a, a_scalar), (b, b_scalar)) if s]
+    if not ss and a._dtype is b._dtype:
+        dt = a._dtype
+    else:
+        dt = dtypes.result_type(ts, ss)
+    ad, bd = a._data, b._data
+    if ad.dtype != dt.np:
+        ad = ad.astype(dt.np)
+    if bd.dtype != dt.np:
+        bd = bd.astype(dt.np)
+    return a, b, ad, bd, dt
+
+
+def _arr(x):
+    return x if type(x) is np.ndarray else np.asarray(x)
+
+
+# -- add / sub -----------------------------------------------------------------------
+
+
+@op("add", "AddBackward0", ("self", "other"),
+    vjp={"self": "grad", "other": "grad * alpha"}, local={"self": "1", "other": "alpha"})
+def ADD(ctx, g):
+    alpha = ctx.alpha
+    return (g if ctx.needs(0) else None,
+            (g if alpha == 1 else g * alpha) if ctx.needs(1) else None)
+
+
+@export(torch=("add",), tensor=("add",))
+def add(input, other, *, alpha=1):
+    """``input + alpha * other`` (torch.add)."""
+    a, b, ad, bd, dt = _binary(input, other)
+    out = ad + (bd if alpha == 1 else bd * alpha)
+    return make(ADD, _arr(out), (a, b), attrs={"alpha": alpha}, dtype=dt)
+
+
+@op("sub", "SubBackward0", ("self", "other"),
+    vjp={"self": "grad", "other": "-grad * alpha"}, local={"self": "1", "other": "-alpha"})
+def SUB(ctx, g):
+    alpha = ctx.alpha
+    return (g if ctx.needs(0) else None,
+            (-g if alpha == 1 else -g * alpha) if ctx.needs(1) else None)
+
+
+@export(torch=("sub", "subtract"), tensor=("sub", "subtract"))
+def sub(input, other, *, alpha=1):
+    """``input - alpha * other`` (torch.sub). Subtracting bool tensors raises PyTorch's error."""
+    a, b, ad, bd, dt = _binary(input, other)
+    if dt is dtypes.bool_:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead.")
+    out = ad - (bd if alpha == 1 else bd * alpha)
+    return make(SUB, _arr(out), (a, b), attrs={"alpha": alpha}, dtype=dt)
+
+
+@op("rsub", "RsubBackward0", ("self", "other"),
+    vjp={"self": "-grad * alpha", "other": "grad"}, local={"self": "-alpha", "other": "1"})
+def RSUB(ctx, g):
+    alpha = ctx.alpha
+    return ((-g if alpha == 1 else -g * alpha) if ctx.needs(0) else None,
+            g if ctx.needs(1) else None)
+
+
+@op("rsub_scalar", "RsubBackward1", ("self",),
+    vjp={"self": "-grad * alpha"}, local={"self": "-alpha"})
+def RSUB_SCALAR(ctx, g):
+    alpha = ctx.alpha
+    return (-g if alpha == 1 else -g * alpha,)
+
+
+@export(torch=("rsub",))
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input`` (torch.rsub); with a Python number ``other`` the node is
+    RsubBackward1 and has one edge."""
+    if isinstance(other, _SCALARS):
+        a, b, ad, bd, dt = _binary(input, other)
+        out = bd - (ad if alpha == 1 else ad * alpha)
+        return make(RSUB_SCALAR, _arr(out), (a,), attrs={"alpha": alpha}, dtype=dt)
+    a, b, ad, bd, dt = _binary(input, other)
+    out = bd - (ad if alpha == 1 else ad * alpha)
+    return make(RSUB, _arr(out), (a, b), attrs={"alpha": alpha}, dtype=dt)
+
+
+# -- mul / div -----------------------------------------------------------------------
+
+
+@op("mul", "MulBackward0", ("self", "other"),
+    vjp={"self": "grad * other", "other": "grad * self"}, local={"self": "other", "other": "self"})
+def MUL(ctx, g):
+    return (g * ctx.other if ctx.needs(0) else None,
+            g * ctx.self if ctx.needs(1) else None)
+
+
+@export(torch=("mul", "multiply"), tensor=("mul", "multiply"))
+def mul(input, other):
+    """Elementwise product (torch.mul). Saves ``other`` when ``self`` needs a gradient
+    and ``self`` when ``other`` does, as PyTorch does."""
+    a, b, ad, bd, dt = _binary(input, other)
+    out = ad * bd
+    save = None
+    if a._requires_grad or b._requires_grad:
+        save = {"self": a if b._requires_grad else None, "other": b if a._requires_grad else None}
+    return make(MUL, _arr(out), (a, b), save=save, dtype=dt)
+
+
+@op("div", "DivBackward0", ("self", "other"),
+    vjp={"self": "grad / other", "other": "-grad * self / (other * other)"},
+    local={"self": "1/other", "other": "-self/other²"})
+def DIV(ctx, g):
+    other = ctx.other
+    gs = g / other if ctx.needs(0) else None
+    go = -g * ctx.self / (other * other) if ctx.needs(1) else None
+    return gs, go
+
+
+@op("div_mode", "DivBackward1", ("self", "other"),
+    vjp={"self": "0", "other": "0"}, local={"self": "0", "other": "0"})
+def DIV_MODE(ctx, g):
+    from .unary import zeros_like_grad
+    return (zeros_like_grad(g) if ctx.needs(0) else None, None)
+
+
+@export(torch=("div", "divide", "true_divide"), tensor=("div", "divide", "true_divide"))
+def div(input, other, *, rounding_mode=None):
+    """``input / other`` (torch.div). Integer inputs give float32; ``rounding_mode``
+    "trunc"/"floor" rounds and has a zero gradient."""
+    a, b, ad, bd, dt = _binary(input, other)
+    if rounding_mode is None:
+        if dt.category != dtypes.FLOAT:
+            dt = dtypes.default_float
+            ad = ad.astype(dt.np)
+            bd = bd.astype(dt.np)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = ad / bd
+        save = None
+        if a._requires_grad or b._requires_grad:
+            save = {"self": a if b._requires_grad else None, "other": b}
+        return make(DIV, _arr(out), (a, b), save=save, dtype=dt)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if dt.category == dtypes.FLOAT:
+            q = ad / bd
+            out = np.trunc(q) if rounding_mode == "trunc" else np.floor(q)
+        else:
+            if (bd == 0).any():
+                raise RuntimeError("ZeroDivisionError")
+            if rounding_mode == "floor":
+                out = np.floor_divide(ad, bd)
+            else:
+                out = np.trunc(ad / bd).astype(dt.np)
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError(
+            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+    return make(DIV_MODE, _arr(out).astype(dt.np), (a, b), dtype=dt)
+
+
+@export(torch=("floor_divide",), tensor=("floor_divide",))
+def floor_divide(input, other):
+    return div(input, other, rounding_mode="floor")
+
+
+@export(tensor=("__rtruediv__", "__rdiv__"))
+def _rtruediv(self, other):
+    """``number / tensor``: PyTorch computes ``reciprocal(self) * other`` (MulBackward0
+    over ReciprocalBackward0)."""
+    from .unary import reciprocal
+    return mul(reciprocal(self), other)
+
+
+@op("neg", "NegBackward0", ("self",), vjp={"self": "-grad"}, local={"self": "-1"})
+def NEG(ctx, g):
+    return (-g,)
+
+
+@export(torch=("neg", "negative"), tensor=("neg", "negative", "__neg__"))
+def neg(input):
+    if input._dtype is dtypes.bool_:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+            "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return make(NEG, np.negative(input._data), (input,))
+
+
+@export(tensor=("__pos__", "positive"), torch=("positive",))
+def positive(input):
+    return input
+
+
+# -- pow -----------------------------------------------------------------------------
+
+
+@op("pow", "PowBackward0", ("self",),
+    vjp={"self": "grad * exponent * self^(exponent - 1)"}, local={"self": "exponent·self^(exponent−1)"})
+def POW(ctx, g):
+    e = ctx.exponent
+    if e == 0:
+        from .unary import zeros_like_grad
+        return (zeros_like_grad(g),)
+    x = ctx.self
+    return (g * (e * x.pow(e - 1)),)
+
+
+@op("pow_tensor", "PowBackward1", ("self", "exponent"),
+    vjp={"self": "grad * exponent * self^(exponent - 1)",
+         "exponent": "grad * result * log(self)  (0 where self = 0 and exponent >= 0)"},
+    local={"self": "exponent·self^(exponent−1)", "exponent": "self^exponent·ln(self)"})
+def POW_TENSOR(ctx, g):
+    from .unary import where_scalar_zero
+    x, e = ctx.self, ctx.exponent
+    gs = g * (e * x.pow(e - 1)) if ctx.needs(0) else None
+    ge = None
+    if ctx.needs(1):
+        r = ctx.result
+        ge = where_scalar_zero((x == 0) & (e >= 0), g * (r * x.log()))
+    return gs, ge
+
+
+@op("pow_scalar_base", "PowBackward2", ("exponent",),
+    vjp={"exponent": "grad * result * log(self)"}, local={"exponent": "self^exponent·ln(self)"})
+def POW_SCALAR_BASE(ctx, g):
+    import math
+    base = ctx.self
+    if base == 0:
+        from .unary import where_scalar_zero
+        e = ctx.exponent
+        return (where_scalar_zero(e >= 0, g * (ctx.result * math.log(base) if base > 0 else 0.0)),)
+    return (g * (ctx.result * math.log(base)),)
+
+
+@export(torch=("pow",), tensor=("pow", "__pow__"))
+def pow(input, exponent):
+    """``input ** exponent`` (torch.pow): PowBackward0 for a number exponent,
+    PowBackward1 for a tensor exponent, PowBackward2 for a number base."""
+    if isinstance(input, _SCALARS):
+        return _scalar_base_pow(input, exponent)
+    if isinstance(exponent, _SCALARS):
+        dt = dtypes.result_type([input], [exponent])
+        x = input._data if input._data.dtype == dt.np else input._data.astype(dt.np)
+        if dt.category != dtypes.FLOAT and isinstance(exponent, int) and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if exponent == 2:
+                out = x * x
+            elif exponent == 1:
+                out = x.copy()
+            else:
+                out = np.power(x, dt.np.type(exponent))
+        return make(POW, _arr(out), (input,), save={"self": input, "exponent": exponent}, dtype=dt)
+    a, b, ad, bd, dt = _binary(input, exponent)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = np.power(ad, bd)
+    return make(POW_TENSOR, _arr(out), (a, b),
+                save={"self": a, "exponent": b, "result": RESULT if b._requires_grad else None}, dtype=dt)
+
+
+def _scalar_base_pow(base, exponent):
+    dt = dtypes.result_type([exponent], [base])
+    e = exponent._data.astype(dt.np, copy=False)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = np.power(dt.np.type(base), e)
+    return make(POW_SCALAR_BASE, _arr(out), (exponent,),
+                save={"self": base, "exponent": exponent, "result": RESULT}, dtype=dt)
+
+
+@export(tensor=("__rpow__",))
+def _rpow(self, other):
+    return _scalar_base_pow(other, self)
+
+
+@export(torch=("square",), tensor=("square",))
+def square(input):
+    """``input ** 2`` (PyTorch records it as PowBackward0)."""
+    return pow(input, 2)
+
+
+@export(torch=("float_power",), tensor=("float_power",))
+def float_power(input, exponent):
+    from .shape import to
+    x = to(input, dtypes.float64) if isinstance(input, Tensor) else float(input)
+    e = to(exponent, dtypes.float64) if isinstance(exponent, Tensor) else float(exponent)
+    return pow(x, e)
+
+
+# -- operators -------------------------------------------------------------------------
+
+
+@export(tensor=("__add__", "__radd__"))
+def _add_op(self, other):
+    return add(self, other)
+
+
+@export(tensor=("__sub__",))
+def _sub_op(self, other):
+    return sub(self, other)
+
+
+@export(tensor=("__rsub__",))
+def _rsub_op(self, other):
+    return rsub(self, other)
+
+
+@export(tensor=("__mul__", "__rmul__"))
+def _mul_op(self, other):
+    return mul(self, other)
+
+
+@export(tensor=("__truediv__", "__div__"))
+def _div_op(self, other):
+    return div(self, other)
+
+
+@export(tensor=("__floordiv__",))
+def _floordiv_op(self, other):
+    return div(self, other, rounding_mode="floor")
+
+
+@export(tensor=("__rfloordiv__",))
+def _rfloordiv_op(self, other):
+    return div(wrap_scalar(other) if isinstance(other, _SCALARS) else other, self, rounding_mode="floor")
+
+
+@export(tensor=("__mod__", "remainder", "fmod"), torch=("remainder",))
+def remainder(input, other):
+    a, b, ad, bd, dt = _binary(input, other)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.mod(ad, bd)
+    return make(_REMAINDER, _arr(out), (a, b), dtype=dt)
+
+
+@op("remainder", "RemainderBackward0", ("self", "other"),
+    vjp={"self": "grad", "other": "-grad * floor(self / other)"}, local={"self": "1", "other": "-floor(self/other)"})
+def _REMAINDER(ctx, g):
+    return (g if ctx.needs(0) else None, None)
+
+
+# -- in-place ------------------------------------------------------------------------
+
+
+def _inplace(fn):
+    def method(self, *args, **kwargs):
+        check_inplace(self)
+        return commit_inplace(self, fn(self, *args, **kwargs))
+
+    method.__name__ = fn.__name__ + "_"
+    method.__doc__ = f"In-place {fn.__name__}: writes into this tensor, bumps ``_version``."
+    return method
+
+
+for _name, _fn in (("add", add), ("sub", sub), ("mul", mul), ("div", div), ("pow", pow),
+                   ("neg", neg), ("square", square), ("remainder", remainder)):
+    _m = _inplace(_fn)
+    export(tensor=(_name + "_",), name=_name + "_")(_m)
+for _name, _fn in (("__iadd__", add), ("__isub__", sub), ("__imul__", mul), ("__itruediv__", div),
+                   ("__ipow__", pow)):
+    export(tensor=(_name,), name=_name)(_inplace(_fn))
+
+
+# -- comparisons (no gradient) ---------------------------------------------------------
+
+
+def _compare(npfn, name):
+    def compare(input, other):
+        a, b, ad, bd, dt = _binary(input, other)
+        return Tensor._make(_arr(npfn(ad, bd)))
+
+    compare.__name__ = name
+    compare.__doc__ = f"Elementwise ``{name}`` as a bool tensor (no gradient)."
+    return compare
+
+
+for _torch_names, _dunder, _npfn in (
+    (("eq",), "__eq__", np.equal), (("ne", "not_equal"), "__ne__", np.not_equal),
+    (("lt", "less"), "__lt__", np.less), (("le", "less_equal"), "__le__", np.less_equal),
+    (("gt", "greater"), "__gt__", np.greater), (("ge", "greater_equal"), "__ge__", np.greater_equal),
+):
+    _c = _compare(_npfn, _torch_names[0])
+    export(torch=_torch_names, tensor=_torch_names + (_dunder,), name=_torch_names[0])(_c)
+
+
+def _logical(npfn, name):
+    def logical(input, other):
+        a, b, ad, bd, dt = _binary(input, other)
+        out = npfn(ad, bd)
+        return Tensor._make(_arr(out))
+
+    logical.__name__ = name
+    return logical
+
+
+export(tensor=("__and__", "__rand__", "bitwise_and"), torch=("bitwise_and",), name="bitwise_and")(_logical(np.bitwise_and, "bitwise_and"))
+export(tensor=("__or__", "__ror__", "bitwise_or"), torch=("bitwise_or",), name="bitwise_or")(_logical(np.bitwise_or, "bitwise_or"))
+export(tensor=("__xor__", "__rxor__", "bitwise_xor"), torch=("bitwise_xor",), name="bitwise_xor")(_logical(np.bitwise_xor, "bitwise_xor"))
+export(tensor=("logical_and",), torch=("logical_and",), name="logical_and")(
+    lambda input, other: Tensor._make(np.logical_and(input._data, as_tensor_arg(other)._data)))
+export(tensor=("logical_or",), torch=("logical_or",), name="logical_or")(
+    lambda input, other: Tensor._make(np.logical_or(input._data, as_tensor_arg(other)._data)))
+
+
+@export(tensor=("logical_not",), torch=("logical_not",))
+def logical_not(input):
+    """Elementwise NOT as a bool tensor."""
+    return Tensor._make(np.logical_not(input._data))
+
+
+@export(tensor=("__invert__", "bitwise_not"), torch=("bitwise_not",))
+def bitwise_not(input):
+    """``~input``: logical NOT for bool tensors, bitwise NOT for integers; PyTorch's error for floats."""
+    if input._dtype is dtypes.bool_:
+        return Tensor._make(np.logical_not(input._data))
+    if input._dtype.category == dtypes.FLOAT:
+        raise RuntimeError(f"\"bitwise_not_cpu\" not implemented for '{input._dtype.legacy[:-6]}'")
+    return Tensor._make(np.invert(input._data))

@@ -1,0 +1,371 @@
+"""Indexing: ``x[...]`` reads (SelectBackward0, SliceBackward0, UnsqueezeBackward0,
+AliasBackward0, IndexBackward0 — one node per indexed dim, in PyTorch's order) and
+``x[...] = v`` writes (CopySlices), plus the scatter ops their gradients need.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes, grad_mode
+from ..node import Node, SavedTensor
+from ..tensor import Tensor, wrap_dim
+from . import as_tensor_arg, check_inplace, export, make, op
+from .shape import _view_of, sum_to, unsqueeze
+
+
+@op("select", "SelectBackward0", ("self",), vjp={"self": "zeros(self.sizes()) with grad at [index] along dim"},
+    local={"self": "1 at the selected index, 0 elsewhere"})
+def SELECT(ctx, g):
+    key = [slice(None)] * len(ctx.self_sym_sizes)
+    key[ctx.dim] = ctx.index
+    return (embed(g, ctx.self_sym_sizes, tuple(key)),)
+
+
+@export(torch=("select",), tensor=("select",))
+def select(input, dim, index):
+    x = input._data
+    if x.ndim == 0:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    d = wrap_dim(dim, x.ndim)
+    n = x.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {n}")
+    i = index % n
+    key = (slice(None),) * d + (i,)
+    return _view_of(input, make(SELECT, x[key], (input,), attrs={"self_sym_sizes": x.shape, "dim": d, "index": i}))
+
+
+@op("slice", "SliceBackward0", ("self",), vjp={"self": "zeros(self.sizes()) with grad at [start:end:step] along dim"},
+    local={"self": "1 inside the slice, 0 elsewhere"})
+def SLICE(ctx, g):
+    key = [slice(None)] * len(ctx.self_sym_sizes)
+    key[ctx.dim] = ctx.slice
+    return (embed(g, ctx.self_sym_sizes, tuple(key)),)
+
+
+def _slice(input, d, s):
+    x = input._data
+    if s.step is not None and s.step <= 0:
+        raise ValueError("step must be greater than zero")
+    key = (slice(None),) * d + (s,)
+    return _view_of(input, make(SLICE, x[key], (input,), attrs={"self_sym_sizes": x.shape, "dim": d, "slice": s}))
+
+
+@op("alias", "AliasBackward0", ("self",), vjp={"self": "grad"}, local={"self": "1"})
+def ALIAS(ctx, g):
+    return (g,)
+
+
+@op("index", "IndexBackward0", ("self",), vjp={"self": "zeros(self.sizes()).index_put(indices, grad, accumulate=True)"},
+    local={"self": "1 at each indexed element (repeats add up)"})
+def INDEX(ctx, g):
+    return (embed(g, ctx.self_sym_sizes, ctx.indices, accumulate=True),)
+
+
+@op("embed", "IndexPutBackward0", ("grad",), vjp={"grad": "grad[index]"}, local={"grad": "1"})
+def EMBED(ctx, g):
+    return (take(g, ctx.key),)
+
+
+@op("take", "IndexBackward0", ("self",), vjp={"self": "zeros(self.sizes()).index_put(indices, grad, accumulate=True)"},
+    local={"self": "1"})
+def TAKE(ctx, g):
+    return (embed(g, ctx.self_sym_sizes, ctx.key, accumulate=True),)
+
+
+def embed(g: Tensor, shape, key, accumulate=False) -> Tensor:
+    """Zeros of ``shape`` with ``g`` written (or, with ``accumulate``, added) at
+    ``key`` — the gradient of reading ``x[key]``."""
+    out = np.zeros(shape, dtype=g._data.dtype)
+    if accumulate:
+        np.add.at(out, key, g._data)
+    else:
+        out[key] = g._data
+    return make(EMBED, out, (g,), attrs={"key": key})
+
+
+def take(g: Tensor, key) -> Tensor:
+    return make(TAKE, np.asarray(g._data[key]), (g,), attrs={"key": key, "self_sym_sizes": g._data.shape})
+
+
+def _to_index_array(item, size=None):
+    if isinstance(item, Tensor):
+        a = item._data
+        if item._dtype.category == dtypes.FLOAT:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return a
+    a = np.asarray(item)
+    if a.dtype.kind == "f":
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return a
+
+
+def _is_advanced(item):
+    return isinstance(item, (Tensor, list)) or (isinstance(item, np.ndarray))
+
+
+@export(tensor=("__getitem__",))
+def getitem(input, key):
+    """``x[key]`` with PyTorch's node chain: one Select/Slice/Unsqueeze per basic
+    index, then one IndexBackward0 for the advanced (list, int or bool tensor) indices."""
+    if not isinstance(key, tuple):
+        if key is Ellipsis:
+            return _view_of(input, make(ALIAS, input._data, (input,)))
+        if isinstance(key, slice):
+            return _slice(input, 0, key) if input.ndim else _zero_dim_error()
+        key = (key,)
+    n_real = sum(1 for k in key if k is not None and k is not Ellipsis and not (isinstance(k, bool))
+                 and not (isinstance(k, Tensor) and k._dtype is dtypes.bool_ and k.ndim > 0 and False))
+    n_real = 0
+    for k in key:
+        if k is None or k is Ellipsis or isinstance(k, bool):
+            continue
+        if isinstance(k, Tensor) and k._dtype is dtypes.bool_:
+            n_real += max(k.ndim, 1)
+        else:
+            n_real += 1
+    if n_real > input.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
+    t = input
+    dim = 0
+    advanced = []  # (dim in t, index array)
+    seen_ellipsis = False
+    for k in key:
+        if k is Ellipsis:
+            if seen_ellipsis:
+                raise IndexError("an index can only have a single ellipsis ('...')")
+            seen_ellipsis = True
+            dim += input.ndim - n_real
+        elif k is None:
+            t = unsqueeze(t, dim)
+            dim += 1
+        elif isinstance(k, bool):
+            t = unsqueeze(t, dim)
+            if not k:
+                advanced.append((dim, np.zeros(0, dtype=np.int64)))
+            dim += 1
+        elif isinstance(k, int) or (isinstance(k, Tensor) and k.ndim == 0 and k._dtype.category == dtypes.INT and False):
+            t = select(t, dim, k)
+        elif isinstance(k, slice):
+            if not (k.start is None and k.stop is None and k.step is None):
+                t = _slice(t, dim, k)
+            dim += 1
+        elif isinstance(k, (Tensor, list, tuple)):
+            a = _to_index_array(k)
+            if a.dtype == np.bool_:
+                if a.ndim == 0:
+                    t = unsqueeze(t, dim)
+                    advanced.append((dim, np.arange(1 if a else 0)))
+                    dim += 1
+                    continue
+                shape = t._data.shape[dim:dim + a.ndim]
+                if shape != a.shape:
+                    raise IndexError(
+                        f"The shape of the mask [{', '.join(map(str, a.shape))}] at index {dim} does not match "
+                        f"the shape of the indexed tensor [{', '.join(map(str, t._data.shape))}] at index {dim}")
+                for j, idx in enumerate(np.nonzero(a)):
+                    advanced.append((dim + j, idx))
+                dim += a.ndim
+            else:
+                size = t._data.shape[dim]
+                if a.size and (a.max() >= size or a.min() < -size):
+                    bad = int(a.max() if a.max() >= size else a.min())
+                    raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+                advanced.append((dim, a.astype(np.int64)))
+                dim += 1
+        else:
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got "
+                f"{type(k).__name__})")
+    if advanced:
+        full = [slice(None)] * t.ndim
+        for d, a in advanced:
+            full[d] = a
+        full = tuple(full)
+        out = np.asarray(t._data[full])
+        t = make(INDEX, out, (t,), attrs={"self_sym_sizes": t._data.shape, "indices": full})
+    elif t is input:
+        t = _view_of(input, make(ALIAS, input._data, (input,))) if key == (Ellipsis,) else _slice(input, 0, slice(None))
+    return t
+
+
+def _zero_dim_error():
+    raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+
+
+def _numpy_key(x: Tensor, key):
+    """``key`` as a numpy index into ``x``'s data."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    out = []
+    for k in key:
+        if isinstance(k, Tensor):
+            out.append(k._data)
+        elif isinstance(k, list):
+            out.append(np.asarray(k))
+        else:
+            out.append(k)
+    return tuple(out)
+
+
+@op("copy_slices", "CopySlices", ("self", "src"),
+    vjp={"self": "grad with the written region zeroed", "src": "grad[index] summed to src.sizes()"},
+    local={"self": "1 outside the written region, 0 inside", "src": "1 inside the written region"})
+def COPY_SLICES(ctx, g):
+    key = ctx.key
+    gs = None
+    if ctx.needs(0):
+        mask = np.zeros(ctx.self_sym_sizes, dtype=bool)
+        mask[key] = True
+        from .unary import masked_fill
+        gs = masked_fill(g, Tensor._make(mask), 0.0)
+    gv = None
+    if ctx.needs(1):
+        gv = sum_to(take(g, key), ctx.src_sizes)
+    return gs, gv
+
+
+@export(tensor=("__setitem__",))
+def setitem(input, key, value):
+    """``x[key] = value`` in place. When ``x`` or ``value`` is in a graph, ``x.grad_fn``
+    becomes CopySlices (edges: x's previous history, value's); on a leaf that requires
+    grad it raises PyTorch's in-place error."""
+    check_inplace(input)
+    k = _numpy_key(input, key)
+    src = value if isinstance(value, Tensor) else None
+    v = value._data if isinstance(value, Tensor) else value
+    try:
+        input._data[k] = v
+    except IndexError as e:
+        raise IndexError(str(e)) from None
+    except ValueError as e:
+        shape = np.shape(input._data[k])
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape [{', '.join(map(str, np.shape(v)))}] cannot be broadcast "
+            f"to indexing result of shape [{', '.join(map(str, shape))}]") from None
+    input._version_counter.value += 1
+    if grad_mode.enabled and (input._requires_grad or (src is not None and src._requires_grad)):
+        edges = (input._edge(), src._edge() if src is not None else (None, 0))
+        node = Node(COPY_SLICES, edges, None,
+                    {"key": k, "self_sym_sizes": input._data.shape,
+                     "src_sizes": src._data.shape if src is not None else ()},
+                    ((input._data.shape, input._dtype),
+                     (src._data.shape, src._dtype) if src is not None else None))
+        if node.rec is not None:
+            node.rec.shape = input._data.shape
+            node.rec.dtype = input._dtype.name
+            node.rec.var_name = input._name
+        input.grad_fn = node
+        input._output_nr = 0
+        input._requires_grad = True
+
+
+def rebase_base_through_view(base: Tensor, view: Tensor) -> None:
+    """An in-place op on a view changed part of ``base``: its history becomes a
+    CopySlices node whose source is the view's new history (PyTorch's rebase)."""
+    if base._data.shape == view._data.shape and base._data is view._data:
+        base.grad_fn = view.grad_fn
+        base._requires_grad = True
+        return
+    # Find where the view sits inside the base's storage.
+    key = _view_key(base._data, view._data)
+    if key is None:
+        return
+    edges = (base._edge(), (view.grad_fn, view._output_nr))
+    node = Node(COPY_SLICES, edges, None,
+                {"key": key, "self_sym_sizes": base._data.shape, "src_sizes": view._data.shape},
+                ((base._data.shape, base._dtype), (view._data.shape, view._dtype)))
+    base.grad_fn = node
+    base._output_nr = 0
+    base._requires_grad = True
+
+
+def _view_key(base: np.ndarray, view: np.ndarray):
+    """A numpy index with ``base[key]`` covering exactly ``view``'s elements, or None."""
+    if not np.shares_memory(base, view):
+        return None
+    mask = np.zeros(base.shape, dtype=bool)
+    flat_index = np.arange(base.size).reshape(base.shape)
+    # map every element of the view to its base position by offset arithmetic
+    offset0 = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // base.itemsize
+    strides = [s // base.itemsize for s in view.strides]
+    pos = np.full(view.shape, offset0, dtype=np.int64)
+    for d, s in enumerate(strides):
+        shape = [1] * view.ndim
+        shape[d] = view.shape[d]
+        pos = pos + (np.arange(view.shape[d]) * s).reshape(shape)
+    base_strides = [s // base.itemsize for s in base.strides]
+    if base.flags.c_contiguous:
+        mask.reshape(-1)[pos.reshape(-1)] = True
+        return mask
+    return None
+
+
+@op("scatter_back", "IndexBackward0", ("self",), vjp={"self": "grad gathered at indices"}, local={"self": "1"})
+def SCATTER_BACK(ctx, g):
+    return (take_along(g, ctx.indices, ctx.dim),)
+
+
+def index_select_backward(g: Tensor, indices: Tensor, shape, dim, keepdim) -> Tensor:
+    """Zeros of ``shape`` with ``g`` placed at ``indices`` along ``dim`` (the gradient
+    of ``max(dim)``/``min(dim)``/``gather``)."""
+    idx = indices._data
+    gd = g._data
+    if not keepdim and len(shape):
+        idx = np.expand_dims(idx, dim)
+        gd = np.expand_dims(gd, dim)
+    out = np.zeros(shape, dtype=g._data.dtype)
+    if len(shape) == 0:
+        out[...] = gd
+    else:
+        np.put_along_axis(out, idx, gd, axis=dim)
+    return make(SCATTER_BACK, out, (g,), attrs={"indices": Tensor._make(idx), "dim": dim})
+
+
+@op("gather", "GatherBackward0", ("self",), vjp={"self": "zeros(self.sizes()).scatter_add(dim, index, grad)"},
+    local={"self": "1 at each gathered index"})
+def GATHER(ctx, g):
+    out = np.zeros(ctx.self_sym_sizes, dtype=g._data.dtype)
+    idx = ctx.index._data
+    np.add.at(out, _along_key(idx, ctx.dim), g._data)
+    return (make(SCATTER_BACK, out, (g,), attrs={"indices": ctx.index, "dim": ctx.dim}),)
+
+
+def _along_key(idx, dim):
+    key = list(np.indices(idx.shape, sparse=True))
+    key[dim] = idx
+    return tuple(key)
+
+
+@export(torch=("gather",), tensor=("gather",))
+def gather(input, dim, index):
+    d = wrap_dim(dim, input.ndim)
+    out = np.take_along_axis(input._data, index._data, axis=d)
+    return make(GATHER, out, (input,), attrs={"self_sym_sizes": input._data.shape, "dim": d, "index": index})
+
+
+def take_along(g: Tensor, indices: Tensor, dim: int) -> Tensor:
+    return gather(g, dim, indices)
+
+
+def pad_back(g: Tensor, shape, dim, start) -> Tensor:
+    key = [slice(None)] * len(shape)
+    key[dim] = slice(start, start + g._data.shape[dim])
+    return embed(g, shape, tuple(key))
+
+
+@export(torch=("index_select",), tensor=("index_select",))
+def index_select(input, dim, index):
+    d = wrap_dim(dim, input.ndim)
+    key = [slice(None)] * input.ndim
+    key[d] = index._data
+    key = tuple(key)
+    out = np.asarray(input._data[key])
+    return make(INDEX_SELECT, out, (input,), attrs={"self_sym_sizes": input._data.shape, "indices": key})
+
+
+@op("index_select", "IndexSelectBackward0", ("self",), vjp={"self": "zeros(self.sizes()).index_add(dim, index, grad)"},
+    local={"self": "1 at each selected index"})
+def INDEX_SELECT(ctx, g):
+    return (embed(g, ctx.self_sym_sizes, ctx.indices, accumulate=True),)

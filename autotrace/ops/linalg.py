@@ -1,0 +1,196 @@
+"""Linear algebra: matmul in every rank combination with PyTorch's node names
+(DotBackward0, MvBackward0, MmBackward0, BmmBackward0, and the Squeeze/UnsafeView
+nodes PyTorch adds around them), mm, mv, dot, bmm, outer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..tensor import Tensor
+from . import export, make, op
+
+
+def _same_dtype(a: Tensor, b: Tensor, name: str):
+    if a._dtype is not b._dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {a._dtype.name} != {b._dtype.name}"
+            if name != "dot" else
+            f"dot : expected both vectors to have same dtype, but found {a._dtype.legacy[:-6]} and {b._dtype.legacy[:-6]}")
+
+
+@op("dot", "DotBackward0", ("self", "tensor"),
+    vjp={"self": "grad * tensor", "tensor": "grad * self"}, local={"self": "tensor", "tensor": "self"})
+def DOT(ctx, g):
+    return (g * ctx.tensor if ctx.needs(0) else None, g * ctx.self if ctx.needs(1) else None)
+
+
+@export(torch=("dot", "inner"), tensor=("dot", "inner"))
+def dot(input, tensor):
+    """Inner product of two 1-d tensors (DotBackward0)."""
+    if input.ndim != 1 or tensor.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D tensors")
+    if input._data.shape != tensor._data.shape:
+        raise RuntimeError(
+            "inconsistent tensor size, expected tensor [%d] and src [%d] to have the same number of elements, but got %d and %d elements respectively"
+            % (input._data.shape[0], tensor._data.shape[0], input._data.shape[0], tensor._data.shape[0]))
+    _same_dtype(input, tensor, "dot")
+    out = np.asarray(np.dot(input._data, tensor._data), dtype=input._data.dtype)
+    return make(DOT, out, (input, tensor), save={"self": input if tensor._requires_grad else None,
+                                                  "tensor": tensor if input._requires_grad else None})
+
+
+@op("mv", "MvBackward0", ("self", "vec"),
+    vjp={"self": "grad.outer(vec)", "vec": "self.t() @ grad"}, local={"self": "vec (outer)", "vec": "selfᵀ"})
+def MV(ctx, g):
+    gs = outer(g, ctx.vec) if ctx.needs(0) else None
+    gv = mv(ctx.self.t(), g) if ctx.needs(1) else None
+    return gs, gv
+
+
+@export(torch=("mv",), tensor=("mv",))
+def mv(input, vec):
+    """Matrix-vector product (MvBackward0)."""
+    if input._data.shape[1] != vec._data.shape[0]:
+        raise RuntimeError(
+            f"size mismatch, got input ({input._data.shape[0]}), mat ({input._data.shape[0]}x{input._data.shape[1]}), vec ({vec._data.shape[0]})")
+    out = input._data @ vec._data
+    return make(MV, np.asarray(out), (input, vec), save={"self": input, "vec": vec})
+
+
+@op("mm", "MmBackward0", ("self", "mat2"),
+    vjp={"self": "grad @ mat2.t()", "mat2": "self.t() @ grad"},
+    local={"self": "∂L/∂A = ∂L/∂Y · Bᵀ", "mat2": "∂L/∂B = Aᵀ · ∂L/∂Y"})
+def MM(ctx, g):
+    gs = mm(g, ctx.mat2.t()) if ctx.needs(0) else None
+    gm = mm(ctx.self.t(), g) if ctx.needs(1) else None
+    return gs, gm
+
+
+@export(torch=("mm",), tensor=("mm",))
+def mm(input, mat2):
+    """Matrix product of 2-d tensors (MmBackward0)."""
+    a, b = input._data, mat2._data
+    if a.ndim != 2 or b.ndim != 2:
+        raise RuntimeError(f"{'self' if a.ndim != 2 else 'mat2'} must be a matrix")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
+    _same_dtype(input, mat2, "mm")
+    return make(MM, a @ b, (input, mat2), save={"self": input if mat2._requires_grad else None,
+                                                  "mat2": mat2 if input._requires_grad else None})
+
+
+@op("bmm", "BmmBackward0", ("self", "mat2"),
+    vjp={"self": "grad @ mat2.transpose(1, 2)", "mat2": "self.transpose(1, 2) @ grad"},
+    local={"self": "per batch: ∂L/∂Y · Bᵀ", "mat2": "per batch: Aᵀ · ∂L/∂Y"})
+def BMM(ctx, g):
+    gs = bmm(g, ctx.mat2.transpose(1, 2)) if ctx.needs(0) else None
+    gm = bmm(ctx.self.transpose(1, 2), g) if ctx.needs(1) else None
+    return gs, gm
+
+
+@export(torch=("bmm",), tensor=("bmm",))
+def bmm(input, mat2):
+    """Batched matrix product of 3-d tensors (BmmBackward0)."""
+    a, b = input._data, mat2._data
+    if a.ndim != 3 or b.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor")
+    return make(BMM, np.matmul(a, b), (input, mat2), save={"self": input, "mat2": mat2})
+
+
+@export(torch=("outer", "ger"), tensor=("outer", "ger"))
+def outer(input, vec2):
+    """Outer product (PyTorch records it as MulBackward0 of two broadcast views)."""
+    return input.reshape(-1, 1) * vec2.reshape(1, -1) if False else input.unsqueeze(1) * vec2
+
+
+@export(torch=("matmul",), tensor=("matmul", "__matmul__"))
+def matmul(input, other):
+    """``input @ other`` (torch.matmul) dispatched by rank as PyTorch does:
+    1-d·1-d → dot; 2-d·1-d → mv; 1-d·2-d → unsqueeze, mm, squeeze; 2-d·2-d → mm;
+    batched → broadcast, bmm-like (UnsafeViewBackward0 / BmmBackward0)."""
+    da, db = input.ndim, other.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
+    if da == 1 and db == 1:
+        return dot(input, other)
+    if da == 2 and db == 1:
+        return mv(input, other)
+    if da == 1 and db == 2:
+        return mm(input.unsqueeze(0), other).squeeze(0)
+    if da == 2 and db == 2:
+        return mm(input, other)
+    if da >= 3 and db <= 2:
+        # fold batch dims into rows: (..., n, k) @ (k, m) → view, mm, _unsafe_view
+        from .shape import unsafe_view
+        lead = input._data.shape[:-1]
+        folded = input.reshape(-1, input._data.shape[-1])
+        if db == 1:
+            res = mv(folded, other)
+            return unsafe_view(res, lead)
+        res = mm(folded, other)
+        return unsafe_view(res, lead + (other._data.shape[-1],))
+    return _batched_matmul(input, other)
+
+
+@op("matmul_batched", "BmmBackward0", ("self", "mat2"),
+    vjp={"self": "grad @ mat2ᵀ (summed over broadcast batch dims)", "mat2": "selfᵀ @ grad (summed over broadcast batch dims)"},
+    local={"self": "∂L/∂Y · Bᵀ", "mat2": "Aᵀ · ∂L/∂Y"})
+def MATMUL_BATCHED(ctx, g):
+    a, b = ctx.self, ctx.mat2
+    gs = matmul(g, b.transpose(-1, -2)) if ctx.needs(0) else None
+    gm = matmul(a.transpose(-1, -2), g) if ctx.needs(1) else None
+    return gs, gm
+
+
+def _batched_matmul(input, other):
+    a, b = input, other
+    squeeze_front = squeeze_back = False
+    if a.ndim == 1:
+        a = a.unsqueeze(0)
+        squeeze_front = True
+    if b.ndim == 1:
+        b = b.unsqueeze(-1)
+        squeeze_back = True
+    if a._data.shape[-1] != b._data.shape[-2]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{a._data.shape[0]}, {a._data.shape[-1]}] "
+            f"but got: [{b._data.shape[0]}, {b._data.shape[-2]}].")
+    out = make(MATMUL_BATCHED, np.matmul(a._data, b._data), (a, b), save={"self": a, "mat2": b})
+    if squeeze_front:
+        out = out.squeeze(-2)
+    if squeeze_back:
+        out = out.squeeze(-1)
+    return out
+
+
+@export(torch=("addmm",), tensor=("addmm",))
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat1 @ mat2)`` (AddmmBackward0)."""
+    out = mat1._data @ mat2._data
+    if alpha != 1:
+        out = out * alpha
+    b = input._data if beta == 1 else input._data * beta
+    out = np.asarray(out + b, dtype=mat1._data.dtype)
+    return make(ADDMM, out, (input, mat1, mat2),
+                save={"mat1": mat1 if mat2._requires_grad else None,
+                      "mat2": mat2 if mat1._requires_grad else None},
+                attrs={"alpha": alpha, "beta": beta, "self_sym_sizes": input._data.shape})
+
+
+@op("addmm", "AddmmBackward0", ("self", "mat1", "mat2"),
+    vjp={"self": "beta * grad (summed to self's shape)", "mat1": "alpha * grad @ mat2.t()",
+         "mat2": "alpha * mat1.t() @ grad"},
+    local={"self": "beta", "mat1": "∂L/∂X = ∂L/∂Y · Wᵀ", "mat2": "∂L/∂W = Xᵀ · ∂L/∂Y"})
+def ADDMM(ctx, g):
+    alpha, beta = ctx.alpha, ctx.beta
+    gs = (g if beta == 1 else g * beta) if ctx.needs(0) else None
+    g1 = mm(g, ctx.mat2.t()) if ctx.needs(1) else None
+    g2 = mm(ctx.mat1.t(), g) if ctx.needs(2) else None
+    if alpha != 1:
+        g1 = g1 * alpha if g1 is not None else None
+        g2 = g2 * alpha if g2 is not None else None
+    return gs, g1, g2

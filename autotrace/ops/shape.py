@@ -1,0 +1,410 @@
+"""Shape ops: view/reshape, expand, unsqueeze/squeeze, transpose/permute/t, flatten,
+clone, dtype conversion, unbind/split/chunk, cat/stack.
+
+Their gradients only move numbers around: a view's gradient is reshaped back, an
+expand's is summed over the broadcast dims, a permutation's is permuted back.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..tensor import Tensor, wrap_dim
+from . import export, make, make_multi, op
+
+
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _view_of(base: Tensor, t: Tensor) -> Tensor:
+    """Mark ``t`` as a view of ``base``: shares the version counter, remembers its base."""
+    t._version_counter = base._version_counter
+    t._base = base._base if base._base is not None else base
+    return t
+
+
+def _infer_shape(shape, numel):
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+    return shape
+
+
+@op("view", "ViewBackward0", ("self",), vjp={"self": "grad.reshape(self.sizes())"}, local={"self": "1 (same numbers, reshaped)"})
+def VIEW(ctx, g):
+    return (g.reshape(ctx.self_sym_sizes),)
+
+
+@export(tensor=("view",))
+def view(input, *shape):
+    """A view with a new shape (ViewBackward0); shares data and version counter."""
+    if len(shape) == 1 and isinstance(shape[0], dtypes.DType):
+        raise RuntimeError("view(dtype) is not supported by autotrace")
+    shape = _infer_shape(_shape_arg(shape), input._data.size)
+    out = input._data.reshape(shape)
+    return _view_of(input, make(VIEW, out, (input,), attrs={"self_sym_sizes": input._data.shape}))
+
+
+@export(torch=("reshape",), tensor=("reshape",))
+def reshape(input, *shape):
+    """Reshape (recorded as ViewBackward0, as PyTorch does for contiguous inputs)."""
+    shape = _infer_shape(_shape_arg(shape), input._data.size)
+    if shape == input._data.shape and False:
+        return input
+    out = input._data.reshape(shape)
+    return _view_of(input, make(VIEW, out, (input,), attrs={"self_sym_sizes": input._data.shape}))
+
+
+@export(tensor=("view_as", "reshape_as"))
+def view_as(input, other):
+    return view(input, tuple(other._data.shape))
+
+
+@op("unsafe_view", "UnsafeViewBackward0", ("self",), vjp={"self": "grad.reshape(self.sizes())"}, local={"self": "1"})
+def UNSAFE_VIEW(ctx, g):
+    return (g.reshape(ctx.self_sym_sizes),)
+
+
+def unsafe_view(input, shape):
+    return make(UNSAFE_VIEW, input._data.reshape(shape), (input,), attrs={"self_sym_sizes": input._data.shape})
+
+
+@op("expand", "ExpandBackward0", ("self",), vjp={"self": "grad summed over the expanded dims to self.sizes()"},
+    local={"self": "1 per copy; copies' gradients add up"})
+def EXPAND(ctx, g):
+    return (sum_to(g, ctx.self_sym_sizes),)
+
+
+def sum_to(g: Tensor, shape) -> Tensor:
+    """Sum a broadcast gradient back to ``shape`` (PyTorch's ``sum_to``): leading dims
+    are summed away, dims of size 1 are summed with keepdim."""
+    shape = tuple(shape)
+    if tuple(g._data.shape) == shape:
+        return g
+    lead = g.ndim - len(shape)
+    dims = list(range(lead))
+    for i, s in enumerate(shape):
+        if s == 1 and g._data.shape[lead + i] != 1:
+            dims.append(lead + i)
+    if dims:
+        g = g.sum(tuple(dims), keepdim=True)
+    if lead:
+        g = g.reshape(shape)
+    return g
+
+
+@export(tensor=("expand",))
+def expand(input, *sizes):
+    """Broadcast to ``sizes`` without copying (-1 keeps a dim); ExpandBackward0 sums
+    the gradient back."""
+    sizes = _shape_arg(sizes)
+    x = input._data
+    if len(sizes) < x.ndim:
+        raise RuntimeError(
+            f"expand(torch.{input._dtype.legacy}{{[{', '.join(map(str, x.shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
+            "the number of sizes provided (%d) must be greater or equal to the number of dimensions in the tensor (%d)"
+            % (len(sizes), x.ndim))
+    lead = len(sizes) - x.ndim
+    target = []
+    for i, s in enumerate(sizes):
+        if i < lead:
+            if s == -1:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}")
+            target.append(s)
+        else:
+            cur = x.shape[i - lead]
+            if s == -1:
+                s = cur
+            elif cur != 1 and s != cur:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
+                    f"non-singleton dimension {i}.  Target sizes: [{', '.join(map(str, sizes))}].  "
+                    f"Tensor sizes: [{', '.join(map(str, x.shape))}]")
+            target.append(s)
+    out = np.broadcast_to(x, tuple(target))
+    return _view_of(input, make(EXPAND, out, (input,), attrs={"self_sym_sizes": x.shape}))
+
+
+@export(tensor=("expand_as",))
+def expand_as(input, other):
+    return expand(input, tuple(other._data.shape))
+
+
+@export(torch=("broadcast_to",), tensor=("broadcast_to",))
+def broadcast_to(input, shape):
+    return expand(input, tuple(shape))
+
+
+@op("unsqueeze", "UnsqueezeBackward0", ("self",), vjp={"self": "grad.squeeze(dim)"}, local={"self": "1"})
+def UNSQUEEZE(ctx, g):
+    return (g.squeeze(ctx.dim),)
+
+
+@export(torch=("unsqueeze",), tensor=("unsqueeze",))
+def unsqueeze(input, dim):
+    x = input._data
+    d = wrap_dim(dim, x.ndim + 1)
+    return _view_of(input, make(UNSQUEEZE, np.expand_dims(x, d), (input,), attrs={"dim": d}))
+
+
+@op("squeeze", "SqueezeBackward0", ("self",), vjp={"self": "grad.reshape(self.sizes())"}, local={"self": "1"})
+def SQUEEZE(ctx, g):
+    return (g.reshape(ctx.self_sym_sizes),)
+
+
+@op("squeeze_dim", "SqueezeBackward1", ("self",), vjp={"self": "grad.unsqueeze(dim)"}, local={"self": "1"})
+def SQUEEZE_DIM(ctx, g):
+    return (g.reshape(ctx.self_sym_sizes),)
+
+
+@export(torch=("squeeze",), tensor=("squeeze",))
+def squeeze(input, dim=None):
+    x = input._data
+    if dim is None:
+        out = x.reshape(tuple(s for s in x.shape if s != 1))
+        return _view_of(input, make(SQUEEZE, out, (input,), attrs={"self_sym_sizes": x.shape}))
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    dims = {wrap_dim(d, x.ndim) for d in dims} if x.ndim else set()
+    out = x.reshape(tuple(s for i, s in enumerate(x.shape) if not (i in dims and s == 1)))
+    node = SQUEEZE_DIM if not isinstance(dim, (tuple, list)) else SQUEEZE
+    return _view_of(input, make(node, out, (input,), attrs={"self_sym_sizes": x.shape, "dim": dim}))
+
+
+@op("transpose", "TransposeBackward0", ("self",), vjp={"self": "grad.transpose(dim0, dim1)"}, local={"self": "1"})
+def TRANSPOSE(ctx, g):
+    return (g.transpose(ctx.dim0, ctx.dim1),)
+
+
+@export(torch=("transpose", "swapaxes"), tensor=("transpose", "swapaxes"))
+def transpose(input, dim0, dim1):
+    x = input._data
+    a, b = wrap_dim(dim0, x.ndim), wrap_dim(dim1, x.ndim)
+    return _view_of(input, make(TRANSPOSE, np.swapaxes(x, a, b), (input,), attrs={"dim0": a, "dim1": b}))
+
+
+@op("t", "TBackward0", ("self",), vjp={"self": "grad.t()"}, local={"self": "1"})
+def T(ctx, g):
+    return (g.t(),)
+
+
+@export(torch=("t",), tensor=("t",))
+def t(input):
+    """Transpose of a ≤2-d tensor (TBackward0)."""
+    x = input._data
+    if x.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
+    return _view_of(input, make(T, x.T, (input,)))
+
+
+@op("permute", "PermuteBackward0", ("self",), vjp={"self": "grad.permute(inverse of dims)"}, local={"self": "1"})
+def PERMUTE(ctx, g):
+    inv = np.argsort(ctx.dims)
+    return (g.permute(*[int(i) for i in inv]),)
+
+
+@export(torch=("permute",), tensor=("permute",))
+def permute(input, *dims):
+    x = input._data
+    dims = tuple(wrap_dim(d, x.ndim) for d in _shape_arg(dims))
+    return _view_of(input, make(PERMUTE, np.transpose(x, dims), (input,), attrs={"dims": dims}))
+
+
+@export(tensor=("numpy_T",), name="numpy_T")
+def numpy_T(input):
+    """``x.T``: reverses all dims (PermuteBackward0; TBackward0 for 2-d, as PyTorch)."""
+    if input.ndim == 2:
+        return t(input)
+    if input.ndim < 2:
+        return input
+    return permute(input, *reversed(range(input.ndim)))
+
+
+@export(tensor=("mT",), name="mT_fn")
+def mT_fn(input):
+    return transpose(input, -2, -1)
+
+
+@export(torch=("flatten",), tensor=("flatten",))
+def flatten(input, start_dim=0, end_dim=-1):
+    x = input._data
+    if x.ndim == 0:
+        return reshape(input, (1,))
+    s, e = wrap_dim(start_dim, x.ndim), wrap_dim(end_dim, x.ndim)
+    if s == e:
+        return input
+    n = 1
+    for d in x.shape[s:e + 1]:
+        n *= d
+    return reshape(input, x.shape[:s] + (n,) + x.shape[e + 1:])
+
+
+@op("clone", "CloneBackward0", ("self",), vjp={"self": "grad"}, local={"self": "1"})
+def CLONE(ctx, g):
+    return (g,)
+
+
+@export(torch=("clone",), tensor=("clone",))
+def clone(input, *, memory_format=None):
+    """A copy with its own storage (CloneBackward0)."""
+    return make(CLONE, input._data.copy(), (input,))
+
+
+@export(tensor=("contiguous",))
+def contiguous(input, memory_format=None):
+    return input
+
+
+@op("to_copy", "ToCopyBackward0", ("self",), vjp={"self": "grad.to(self.dtype)"}, local={"self": "1"})
+def TO_COPY(ctx, g):
+    return (g.to(ctx.self_dtype),)
+
+
+@export(tensor=("to",))
+def to(input, *args, dtype=None, copy=False, **kwargs):
+    """``x.to(dtype)`` (ToCopyBackward0; the same tensor when nothing changes);
+    device arguments ("cpu") are accepted and ignored."""
+    for a in args:
+        if isinstance(a, dtypes.DType):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype = a._dtype
+    if dtype is None or dtype is input._dtype:
+        return clone(input) if copy else input
+    out = input._data.astype(dtype.np)
+    return make(TO_COPY, out, (input,), attrs={"self_dtype": input._dtype}, dtype=dtype)
+
+
+def _caster(d):
+    def cast(input, memory_format=None):
+        return to(input, d)
+    cast.__name__ = d.name
+    return cast
+
+
+for _n, _d in (("float", dtypes.float32), ("double", dtypes.float64), ("long", dtypes.int64),
+               ("int", dtypes.int32), ("bool", dtypes.bool_), ("half", dtypes.float16)):
+    export(tensor=(_n,), name="cast_" + _n)(_caster(_d))
+
+
+# -- several outputs -------------------------------------------------------------------
+
+
+@op("unbind", "UnbindBackward0", ("self",), vjp={"self": "stack(grads, dim) (zeros for unused)"}, local={"self": "1"})
+def UNBIND(ctx, grads):
+    parts = [g if g is not None else Tensor._make(np.zeros(m[0], dtype=m[1].np))
+             for g, m in zip(grads, ctx.out_meta)]
+    return (stack(parts, ctx.dim),)
+
+
+@export(torch=("unbind",), tensor=("unbind",))
+def unbind(input, dim=0):
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    outs = [np.take(x, i, axis=d) for i in range(x.shape[d])]
+    ts = make_multi(UNBIND, outs, (input,), attrs={"dim": d})
+    return tuple(_view_of(input, t) for t in ts)
+
+
+@op("split", "SplitBackward0", ("self",), vjp={"self": "cat(grads, dim) (zeros for unused)"}, local={"self": "1"})
+def SPLIT(ctx, grads):
+    parts = [g if g is not None else Tensor._make(np.zeros(m[0], dtype=m[1].np))
+             for g, m in zip(grads, ctx.out_meta)]
+    return (cat(parts, ctx.dim),)
+
+
+@export(torch=("split",), tensor=("split",))
+def split(input, split_size_or_sections, dim=0):
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    n = x.shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        bounds = list(range(step, n, step))
+    else:
+        bounds = list(np.cumsum(split_size_or_sections)[:-1])
+    outs = np.split(x, bounds, axis=d)
+    ts = make_multi(SPLIT, outs, (input,), attrs={"dim": d})
+    return tuple(_view_of(input, t) for t in ts)
+
+
+@export(torch=("chunk",), tensor=("chunk",))
+def chunk(input, chunks, dim=0):
+    n = input._data.shape[wrap_dim(dim, input.ndim)]
+    size = -(-n // chunks)
+    return split(input, size, dim)
+
+
+@op("cat", "CatBackward0", ("tensors",), vjp={"tensors": "grad split along dim into the inputs' sizes"}, local={"tensors": "1"})
+def CAT(ctx, g):
+    sizes = ctx.sizes
+    d = ctx.dim
+    out = []
+    start = 0
+    for s in sizes:
+        out.append(g.narrow(d, start, s))
+        start += s
+    return tuple(out)
+
+
+@export(torch=("cat", "concat", "concatenate"))
+def cat(tensors, dim=0):
+    """Concatenate along ``dim`` (CatBackward0 with one edge per input)."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    dt = dtypes.result_type(tensors)
+    d = wrap_dim(dim, tensors[0].ndim)
+    out = np.concatenate([t._data.astype(dt.np, copy=False) for t in tensors], axis=d)
+    return make(CAT, out, tuple(tensors), attrs={"dim": d, "sizes": [t._data.shape[d] for t in tensors]}, dtype=dt)
+
+
+@op("stack", "StackBackward0", ("tensors",), vjp={"tensors": "grad unbound along dim"}, local={"tensors": "1"})
+def STACK(ctx, g):
+    return tuple(g.select(ctx.dim, i) for i in range(ctx.n))
+
+
+@export(torch=("stack",))
+def stack(tensors, dim=0):
+    """Stack along a new ``dim`` (StackBackward0)."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    dt = dtypes.result_type(tensors)
+    d = wrap_dim(dim, tensors[0].ndim + 1)
+    first = tensors[0]._data.shape
+    for i, t in enumerate(tensors):
+        if t._data.shape != first:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got [{', '.join(map(str, first))}] at entry 0 "
+                f"and [{', '.join(map(str, t._data.shape))}] at entry {i}")
+    out = np.stack([t._data.astype(dt.np, copy=False) for t in tensors], axis=d)
+    return make(STACK, out, tuple(tensors), attrs={"dim": d, "n": len(tensors)}, dtype=dt)
+
+
+@op("narrow", "NarrowBackward0", ("self",), vjp={"self": "grad placed back at [start, start+length) along dim"}, local={"self": "1"})
+def NARROW(ctx, g):
+    from .indexing import pad_back
+    return (pad_back(g, ctx.self_sym_sizes, ctx.dim, ctx.start),)
+
+
+@export(torch=("narrow",), tensor=("narrow",))
+def narrow(input, dim, start, length):
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    idx = [slice(None)] * x.ndim
+    idx[d] = slice(start, start + length)
+    return _view_of(input, make(NARROW, x[tuple(idx)], (input,),
+                                attrs={"self_sym_sizes": x.shape, "dim": d, "start": start}))

@@ -1,0 +1,323 @@
+"""Elementwise functions of one tensor (exp, log, sqrt, abs, relu, tanh, ...) and the
+binary elementwise functions with kinks (maximum, minimum, clamp, where).
+
+PyTorch's subgradient conventions are kept, not "fixed": relu'(0) = 0, abs'(0) = 0,
+sqrt'(0) = inf, clamp at its bound passes the gradient (1), maximum/minimum at a tie
+split it (0.5 each), and ``where`` multiplies the unselected branch's gradient by 0 (so
+an inf there still gives nan).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import dtypes
+from ..tensor import Tensor
+from . import RESULT, as_tensor_arg, check_inplace, commit_inplace, export, make, op, wrap_scalar
+
+
+def _float_input(x: Tensor) -> np.ndarray:
+    """Integer inputs to float functions compute in float32 (torch's default dtype)."""
+    d = x._data
+    if x._dtype.category != dtypes.FLOAT:
+        return d.astype(np.float32)
+    return d
+
+
+def zeros_like_grad(g: Tensor) -> Tensor:
+    return Tensor._make(np.zeros_like(g._data))
+
+
+def where_scalar_zero(mask, value: Tensor) -> Tensor:
+    """``value`` with zeros where ``mask`` (a bool tensor or Python bool) is True."""
+    if isinstance(mask, bool):
+        return zeros_like_grad(value) if mask else value
+    return where(mask, zeros_like_grad(value), value)
+
+
+def _unary(name, node, npfn, vjp, local, backward, save="self", torch_names=None,
+           tensor_names=None, doc="", inplace=True):
+    """Define an elementwise op ``name`` and export it as torch.X, Tensor.X (and X_)."""
+    o = op(name, node, ("self",), vjp={"self": vjp}, local={"self": local}, doc=doc)(backward)
+
+    def fn(input):
+        x = _float_input(input)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = npfn(x)
+        if type(out) is not np.ndarray:
+            out = np.asarray(out, dtype=x.dtype)
+        saves = {"self": input} if save == "self" else {"result": RESULT} if save == "result" else None
+        return make(o, out, (input,), save=saves)
+
+    fn.__name__ = name
+    fn.__doc__ = doc or f"Elementwise {name} (torch.{name}); gradient {vjp}."
+    export(torch=torch_names or (name,), tensor=tensor_names or (name,), name=name)(fn)
+    if inplace:
+        def fn_(self):
+            check_inplace(self)
+            return commit_inplace(self, fn(self))
+        fn_.__name__ = name + "_"
+        export(tensor=(name + "_",), torch=(name + "_",), name=name + "_")(fn_)
+    return fn
+
+
+exp = _unary("exp", "ExpBackward0", np.exp, "grad * result", "exp(self)",
+             lambda ctx, g: (g * ctx.result,), save="result")
+log = _unary("log", "LogBackward0", np.log, "grad / self", "1/self",
+             lambda ctx, g: (g / ctx.self,))
+log2 = _unary("log2", "Log2Backward0", np.log2, "grad / (self * ln 2)", "1/(self·ln 2)",
+              lambda ctx, g: (g / (ctx.self * math.log(2.0)),))
+log10 = _unary("log10", "Log10Backward0", np.log10, "grad / (self * ln 10)", "1/(self·ln 10)",
+               lambda ctx, g: (g / (ctx.self * math.log(10.0)),))
+log1p = _unary("log1p", "Log1PBackward0", np.log1p, "grad / (1 + self)", "1/(1+self)",
+               lambda ctx, g: (g / (ctx.self + 1),))
+expm1 = _unary("expm1", "Expm1Backward0", np.expm1, "grad * (result + 1)", "exp(self)",
+               lambda ctx, g: (g * (ctx.result + 1),), save="result")
+sqrt = _unary("sqrt", "SqrtBackward0", np.sqrt, "grad / (2 * result)", "1/(2·√self)",
+              lambda ctx, g: (g / (ctx.result * 2),), save="result")
+rsqrt = _unary("rsqrt", "RsqrtBackward0", lambda x: 1 / np.sqrt(x), "-0.5 * grad * result³",
+               "−½·self^(−3/2)", lambda ctx, g: (g * (ctx.result.pow(3) * -0.5),), save="result")
+reciprocal = _unary("reciprocal", "ReciprocalBackward0", lambda x: 1 / x,
+                    "-grad * result²", "−1/self²", lambda ctx, g: (-g * (ctx.result * ctx.result),),
+                    save="result")
+sin = _unary("sin", "SinBackward0", np.sin, "grad * cos(self)", "cos(self)",
+             lambda ctx, g: (g * ctx.self.cos(),))
+cos = _unary("cos", "CosBackward0", np.cos, "-grad * sin(self)", "−sin(self)",
+             lambda ctx, g: (g * -ctx.self.sin(),))
+tan = _unary("tan", "TanBackward0", np.tan, "grad * (1 + result²)", "1 + tan²(self)",
+             lambda ctx, g: (g * (ctx.result * ctx.result + 1),), save="result")
+tanh = _unary("tanh", "TanhBackward0", np.tanh, "grad * (1 - result²)", "1 − tanh²(self)",
+              lambda ctx, g: (g * (1 - ctx.result * ctx.result),), save="result")
+sigmoid = _unary("sigmoid", "SigmoidBackward0", lambda x: _sigmoid(x),
+                 "grad * result * (1 - result)", "σ(self)·(1 − σ(self))",
+                 lambda ctx, g: (g * (ctx.result * (1 - ctx.result)),), save="result")
+abs = _unary("abs", "AbsBackward0", np.abs, "grad * sign(self)", "sign(self)  (0 at 0)",
+             lambda ctx, g: (g * ctx.self.sign(),), tensor_names=("abs", "__abs__", "absolute"),
+             torch_names=("abs", "absolute"))
+sign = _unary("sign", "SignBackward0", np.sign, "0", "0",
+              lambda ctx, g: (zeros_like_grad(g),), save=None)
+floor = _unary("floor", "FloorBackward0", np.floor, "0", "0", lambda ctx, g: (zeros_like_grad(g),), save=None)
+ceil = _unary("ceil", "CeilBackward0", np.ceil, "0", "0", lambda ctx, g: (zeros_like_grad(g),), save=None)
+trunc = _unary("trunc", "TruncBackward0", np.trunc, "0", "0", lambda ctx, g: (zeros_like_grad(g),), save=None)
+frac = _unary("frac", "FracBackward0", lambda x: x - np.trunc(x), "grad", "1", lambda ctx, g: (g,), save=None)
+
+
+def _sigmoid(x):
+    out = np.empty_like(x)
+    pos = x >= 0
+    out[pos] = 1 / (1 + np.exp(-x[pos]))
+    e = np.exp(x[~pos])
+    out[~pos] = e / (1 + e)
+    return out
+
+
+def _relu_backward(ctx, g):
+    r = ctx.result
+    return (g * (r > 0).to(g.dtype),)
+
+
+relu = _unary("relu", "ReluBackward0", lambda x: np.maximum(x, 0).astype(x.dtype),
+              "grad * (result > 0)", "1 if self > 0 else 0  (0 at 0)", _relu_backward, save="result")
+
+
+@op("round", "RoundBackward0", ("self",), vjp={"self": "0"}, local={"self": "0"})
+def ROUND(ctx, g):
+    return (zeros_like_grad(g),)
+
+
+@export(torch=("round",), tensor=("round",))
+def round(input, decimals=0):
+    """Round half to even (torch.round); zero gradient."""
+    x = input._data
+    out = np.round(x, decimals) if decimals else np.round(x)
+    return make(ROUND, np.asarray(out, dtype=x.dtype), (input,), attrs={"decimals": decimals})
+
+
+# -- clamp -----------------------------------------------------------------------------
+
+
+@op("clamp", "ClampBackward1", ("self",),
+    vjp={"self": "grad * (min <= self <= max)"}, local={"self": "1 if min ≤ self ≤ max else 0"})
+def CLAMP(ctx, g):
+    x = ctx.self
+    mask = None
+    if ctx.min is not None:
+        mask = x >= ctx.min
+    if ctx.max is not None:
+        m2 = x <= ctx.max
+        mask = m2 if mask is None else mask & m2
+    return (g * mask.to(g.dtype),)
+
+
+@op("clamp_min", "ClampMinBackward0", ("self",),
+    vjp={"self": "grad * (self >= min)"}, local={"self": "1 if self ≥ min else 0"})
+def CLAMP_MIN(ctx, g):
+    return (g * (ctx.self >= ctx.min).to(g.dtype),)
+
+
+@op("clamp_max", "ClampMaxBackward0", ("self",),
+    vjp={"self": "grad * (self <= max)"}, local={"self": "1 if self ≤ max else 0"})
+def CLAMP_MAX(ctx, g):
+    return (g * (ctx.self <= ctx.max).to(g.dtype),)
+
+
+def _num(v):
+    if isinstance(v, Tensor):
+        return v.item()
+    return v
+
+
+@export(torch=("clamp", "clip"), tensor=("clamp", "clip"))
+def clamp(input, min=None, max=None):
+    """Limit to [min, max] (torch.clamp, ClampBackward1): the gradient passes where
+    min ≤ x ≤ max, bounds included."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    lo, hi = _num(min), _num(max)
+    x = input._data
+    out = x
+    if lo is not None:
+        out = np.maximum(out, x.dtype.type(lo))
+    if hi is not None:
+        out = np.minimum(out, x.dtype.type(hi))
+    out = np.asarray(out, dtype=x.dtype)
+    return make(CLAMP, out, (input,), save={"self": input, "min": lo, "max": hi})
+
+
+@export(torch=("clamp_min",), tensor=("clamp_min",))
+def clamp_min(input, min):
+    lo = _num(min)
+    x = input._data
+    return make(CLAMP_MIN, np.asarray(np.maximum(x, x.dtype.type(lo)), dtype=x.dtype), (input,),
+                save={"self": input, "min": lo})
+
+
+@export(torch=("clamp_max",), tensor=("clamp_max",))
+def clamp_max(input, max):
+    hi = _num(max)
+    x = input._data
+    return make(CLAMP_MAX, np.asarray(np.minimum(x, x.dtype.type(hi)), dtype=x.dtype), (input,),
+                save={"self": input, "max": hi})
+
+
+for _n, _f in (("clamp", clamp), ("clip", clamp), ("clamp_min", clamp_min), ("clamp_max", clamp_max)):
+    def _make_inplace(f):
+        def method(self, *args, **kwargs):
+            check_inplace(self)
+            return commit_inplace(self, f(self, *args, **kwargs))
+        return method
+    export(tensor=(_n + "_",), name=_n + "_")(_make_inplace(_f))
+
+
+# -- maximum / minimum -------------------------------------------------------------------
+
+
+@op("maximum", "MaximumBackward0", ("self", "other"),
+    vjp={"self": "grad * ((self > other) + 0.5 * (self == other))",
+         "other": "grad * ((other > self) + 0.5 * (self == other))"},
+    local={"self": "1 if self > other, ½ if equal, else 0", "other": "1 if other > self, ½ if equal, else 0"})
+def MAXIMUM(ctx, g):
+    a, b = ctx.self, ctx.other
+    tie = (a == b).to(g.dtype) * 0.5
+    ga = g * ((a > b).to(g.dtype) + tie) if ctx.needs(0) else None
+    gb = g * ((b > a).to(g.dtype) + tie) if ctx.needs(1) else None
+    return ga, gb
+
+
+@op("minimum", "MinimumBackward0", ("self", "other"),
+    vjp={"self": "grad * ((self < other) + 0.5 * (self == other))",
+         "other": "grad * ((other < self) + 0.5 * (self == other))"},
+    local={"self": "1 if self < other, ½ if equal, else 0", "other": "1 if other < self, ½ if equal, else 0"})
+def MINIMUM(ctx, g):
+    a, b = ctx.self, ctx.other
+    tie = (a == b).to(g.dtype) * 0.5
+    ga = g * ((a < b).to(g.dtype) + tie) if ctx.needs(0) else None
+    gb = g * ((b < a).to(g.dtype) + tie) if ctx.needs(1) else None
+    return ga, gb
+
+
+def _pair(input, other):
+    from .arith import _binary
+    return _binary(input, other)
+
+
+@export(torch=("maximum", "max_elementwise"), tensor=("maximum",))
+def maximum(input, other):
+    """Elementwise max (torch.maximum); ties split the gradient 0.5/0.5; nan propagates."""
+    a, b, ad, bd, dt = _pair(input, as_tensor_arg(other))
+    return make(MAXIMUM, np.asarray(np.maximum(ad, bd)), (a, b), save={"self": a, "other": b}, dtype=dt)
+
+
+@export(torch=("minimum",), tensor=("minimum",))
+def minimum(input, other):
+    """Elementwise min (torch.minimum); ties split the gradient 0.5/0.5."""
+    a, b, ad, bd, dt = _pair(input, as_tensor_arg(other))
+    return make(MINIMUM, np.asarray(np.minimum(ad, bd)), (a, b), save={"self": a, "other": b}, dtype=dt)
+
+
+# -- where -------------------------------------------------------------------------------
+
+
+@op("where", "WhereBackward0", ("self", "other"),
+    vjp={"self": "where(condition, grad, 0)", "other": "where(condition, 0, grad)"},
+    local={"self": "1 where condition else 0", "other": "0 where condition else 1"})
+def WHERE(ctx, g):
+    c = ctx.condition
+    z = zeros_like_grad(g)
+    return (where(c, g, z) if ctx.needs(0) else None,
+            where(c, z, g) if ctx.needs(1) else None)
+
+
+@export(torch=("where",), tensor=("where",))
+def where(condition, input=None, other=None):
+    """``torch.where(condition, input, other)``: picks elementwise; each branch's gradient
+    is masked by the condition (so a nan/inf gradient in the unselected branch still
+    reaches its inputs as nan: the well-known trap)."""
+    if input is None and other is None:
+        idx = np.nonzero(condition._data)
+        return tuple(Tensor._make(np.asarray(i, dtype=np.int64)) for i in idx)
+    if isinstance(condition, Tensor) and condition._dtype is not dtypes.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition._dtype.name.capitalize() if condition._dtype.category != dtypes.FLOAT else 'Float'}")
+    a, b, ad, bd, dt = _pair(input, other)
+    out = np.where(condition._data, ad, bd)
+    return make(WHERE, np.asarray(out, dtype=dt.np), (a, b), save={"condition": condition}, dtype=dt)
+
+
+@export(tensor=("masked_fill",), torch=("masked_fill",))
+def masked_fill(input, mask, value):
+    """Fill where ``mask`` is True (MaskedFillBackward0): those positions get no gradient."""
+    v = _num(value)
+    out = np.where(mask._data, input._data.dtype.type(v), input._data)
+    return make(MASKED_FILL, np.asarray(out, dtype=input._data.dtype), (input,), save={"mask": mask})
+
+
+@op("masked_fill", "MaskedFillBackward0", ("self",),
+    vjp={"self": "grad.masked_fill(mask, 0)"}, local={"self": "0 where mask else 1"})
+def MASKED_FILL(ctx, g):
+    return (masked_fill(g, ctx.mask, 0.0),)
+
+
+@export(tensor=("masked_fill_",))
+def masked_fill_(self, mask, value):
+    check_inplace(self)
+    return commit_inplace(self, masked_fill(self, mask, value))
+
+
+# -- no-gradient predicates -------------------------------------------------------------
+
+
+@export(torch=("isnan",), tensor=("isnan",))
+def isnan(input):
+    return Tensor._make(np.isnan(input._data))
+
+
+@export(torch=("isinf",), tensor=("isinf",))
+def isinf(input):
+    return Tensor._make(np.isinf(input._data))
+
+
+@export(torch=("isfinite",), tensor=("isfinite",))
+def isfinite(input):
+    return Tensor._make(np.isfinite(input._data))

@@ -1,0 +1,406 @@
+"""The Tensor: a numpy array plus PyTorch's autograd attributes.
+
+``Tensor`` holds ``_data`` (a numpy array of the tensor's dtype, 0-d for scalars),
+``requires_grad``, ``grad``, ``grad_fn`` (a :class:`autotrace.node.Node` or None) and a
+version counter shared with its views. Arithmetic and the other ops are defined in
+:mod:`autotrace.ops` and attached here as methods; this module holds what is not an op:
+attributes, ``backward``, hooks, conversion and printing. Behaviour follows torch 2.13.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from . import diagnostics, dtypes, grad_mode
+from .node import AccumulateGrad, VersionCounter
+
+_MISSING = object()
+
+
+class Size(tuple):
+    """``tensor.shape``: a tuple that prints as ``torch.Size([2, 3])``."""
+
+    _script_attrs = frozenset({"numel", "index", "count"})
+
+    def __repr__(self) -> str:
+        return "torch.Size([" + ", ".join(str(int(s)) for s in self) + "])"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, key):
+        out = tuple.__getitem__(self, key)
+        return Size(out) if isinstance(key, slice) else out
+
+
+class Tensor:
+    """A multi-dimensional array that can record the ops that made it.
+
+    Attributes as in torch 2.13: ``data``, ``shape`` (a :class:`Size`), ``dtype``,
+    ``requires_grad``, ``grad`` (None until a backward pass reaches the leaf; reading it on
+    a non-leaf that does not retain its grad warns, like PyTorch), ``grad_fn``, ``is_leaf``,
+    ``_version``.
+    """
+
+    __slots__ = ("_data", "_dtype", "_requires_grad", "_grad", "grad_fn", "_output_nr",
+                 "_version_counter", "_base", "_retains_grad", "_name", "_acc", "_hooks",
+                 "__weakref__")
+
+    # Filled in by autotrace.ops when the op table is loaded; the interpreter reads these.
+    _script_attrs = frozenset()
+    _script_setattrs = frozenset({"grad", "requires_grad", "data"})
+    __array_priority__ = 1000  # numpy scalars defer to Tensor's reflected operators
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("use torch.tensor(...) to make a tensor")
+
+    @classmethod
+    def _make(cls, data, dtype=None, requires_grad=False):
+        """A new tensor over ``data`` (a numpy array; not copied). ``dtype`` defaults to
+        the array's own."""
+        t = object.__new__(cls)
+        if type(data) is not np.ndarray:
+            data = np.asarray(data)
+        if dtype is None:
+            dtype = dtypes.from_numpy(data.dtype)
+        elif data.dtype != dtype.np:
+            data = data.astype(dtype.np)
+        t._data = data
+        t._dtype = dtype
+        t._requires_grad = requires_grad
+        t._grad = None
+        t.grad_fn = None
+        t._output_nr = 0
+        t._version_counter = VersionCounter()
+        t._base = None
+        t._retains_grad = False
+        t._name = None
+        t._acc = None
+        t._hooks = None
+        return t
+
+    # -- attributes -------------------------------------------------------------------
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def device(self):
+        return Device("cpu")
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value) -> None:
+        value = bool(value)
+        if not self.is_leaf:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if value and self._dtype.category != dtypes.FLOAT:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = value
+
+    def requires_grad_(self, requires_grad=True):
+        """In-place ``requires_grad`` change; only on leaves (PyTorch's text otherwise)."""
+        if not self.is_leaf and not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if self.is_leaf:
+            if requires_grad and self._dtype.category != dtypes.FLOAT:
+                raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad(self):
+        if not self.is_leaf and not self._retains_grad:
+            diagnostics.warn(diagnostics.NON_LEAF_GRAD)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if value.dtype is not self._dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value.shape != self.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    @property
+    def _version(self) -> int:
+        return self._version_counter.value
+
+    @property
+    def data(self):
+        """A tensor sharing storage with this one, outside the graph, with its own version counter."""
+        t = Tensor._make(self._data, self._dtype)
+        return t
+
+    @data.setter
+    def data(self, value) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError("data must be a Tensor")
+        self._data = value._data
+        self._dtype = value._dtype
+
+    @property
+    def T(self):
+        from . import ops
+        return ops.get("numpy_T")(self)
+
+    # -- autograd ---------------------------------------------------------------------
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate the gradient of this tensor into the leaves' ``.grad``
+        (torch 2.13 ``Tensor.backward``). Raises PyTorch's RuntimeErrors."""
+        from . import engine
+
+        engine.backward((self,), (gradient,), retain_graph, create_graph, inputs=inputs)
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` for this non-leaf after backward (no-op on leaves)."""
+        if self.is_leaf:
+            if not self._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        if self._retains_grad:
+            return
+        self._retains_grad = True
+        fn = self.grad_fn
+        if fn.retains_grad is None:
+            fn.retains_grad = {}
+        fn.retains_grad[self._output_nr] = weakref.ref(self)
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when the gradient of this tensor is computed; a non-None
+        return replaces the gradient. Returns a handle with ``remove()``."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._add_pre_hook(self._output_nr, hook)
+        return self._grad_accumulator()._add_pre_hook(0, hook)
+
+    def _grad_accumulator(self):
+        acc = self._acc
+        if acc is None:
+            acc = self._acc = AccumulateGrad(self)
+        return acc
+
+    def _edge(self):
+        """``(node, output_nr)`` for next_functions: grad_fn, the AccumulateGrad of a leaf
+        that requires grad, or (None, 0)."""
+        if self.grad_fn is not None:
+            return (self.grad_fn, self._output_nr)
+        if self._requires_grad:
+            return (self._grad_accumulator(), 0)
+        return (None, 0)
+
+    def detach(self):
+        """A tensor sharing data and version counter, with no grad_fn and requires_grad=False."""
+        t = Tensor._make(self._data, self._dtype)
+        t._version_counter = self._version_counter
+        return t
+
+    def detach_(self):
+        if self._base is not None and self._base.grad_fn is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. ...")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    # -- conversion -------------------------------------------------------------------
+
+    def item(self):
+        """The single element as a Python number; RuntimeError for more than one element."""
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self, force=False):
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        from .torch_api.arrays import ScriptArray
+        return ScriptArray(self._data)
+
+    def __float__(self):
+        if self._data.size != 1:
+            raise TypeError("only one element tensors can be converted to Python scalars")
+        return float(self._data.reshape(()))
+
+    def __int__(self):
+        if self._data.size != 1:
+            raise TypeError("only one element tensors can be converted to Python scalars")
+        return int(self._data.reshape(()))
+
+    def __index__(self):
+        if self._dtype.category == dtypes.FLOAT or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.reshape(()))
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        from . import ops
+        unbind = ops.get("unbind")
+        return iter(unbind(self, 0))
+
+    __hash__ = object.__hash__
+
+    def __contains__(self, item):
+        return bool((self._data == (item._data if isinstance(item, Tensor) else item)).any())
+
+    # -- printing ---------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        from .printing import tensor_repr
+
+        fn = self.grad_fn
+        return tensor_repr(self._data, self._dtype.name, requires_grad=self._requires_grad,
+                           grad_fn_name=fn.name() if fn is not None else None)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            from .printing import format_number_for_fstring
+            return format_number_for_fstring(self._data, self._dtype.name, spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return repr(self)
+
+    def _on_bind(self, name: str) -> None:
+        """The interpreter bound this tensor to a script variable ``name``."""
+        self._name = name
+        fn = self.grad_fn
+        if fn is not None:
+            if fn.rec is not None and (fn.rec.var_name is None or self._output_nr == 0):
+                fn.rec.var_name = name
+        elif self._acc is not None and self._acc.rec is not None:
+            self._acc.rec.var_name = name
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return f"torch.{self._dtype.legacy}"
+        from . import ops
+        return ops.get("to")(self, dtype)
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.category == dtypes.FLOAT
+
+    def cpu(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  If you were attempting to deepcopy a module, this may be because of a torch.nn.Parameter used in the module's forward pass.")
+        t = type(self)._make(self._data.copy(), self._dtype, self._requires_grad)
+        return t
+
+
+class Parameter(Tensor):
+    """``torch.nn.Parameter``: a leaf tensor that requires grad and prints as
+    ``Parameter containing:`` followed by the tensor."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + Tensor.__repr__(self)
+
+    __str__ = __repr__
+
+
+class Device:
+    __slots__ = ("type",)
+    _script_attrs = frozenset({"type"})
+
+    def __init__(self, type):
+        self.type = type
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.type}')"
+
+    def __str__(self) -> str:
+        return self.type
+
+    def __eq__(self, other):
+        return str(other) == self.type
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    """A dim index in range(ndim), negative dims counted from the end; PyTorch's IndexError."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+wrap_dim = _wrap_dim

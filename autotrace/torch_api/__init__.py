@@ -1,0 +1,113 @@
+"""The ``torch``-shaped namespace scripts see.
+
+:func:`modules` returns the importable namespaces (``torch``, ``torch.nn``,
+``torch.nn.functional``, ``torch.autograd``, ``torch.optim``, ``torch.nn.utils``,
+``math``), built once from the op table (:mod:`autotrace.ops`) and the modules here.
+"""
+
+from __future__ import annotations
+
+import math as _math
+
+_cache = None
+
+
+def modules() -> dict:
+    """Importable name → :class:`~autotrace.torch_api.namespace.Namespace`."""
+    global _cache
+    if _cache is not None:
+        return _cache
+    import numpy as np
+
+    from .. import dtypes, engine, grad_mode, ops, printing
+    from ..tensor import Tensor, Size
+    from . import creation, nn as nn_mod
+    from .namespace import Namespace
+
+    ops.load()
+
+    def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+    def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return Tensor._make(np.isclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+    def equal(input, other):
+        return bool(input._data.shape == other._data.shape and np.array_equal(input._data, other._data))
+
+    def is_tensor(obj):
+        return isinstance(obj, Tensor)
+
+    def numel(input):
+        return input.numel()
+
+    def get_default_dtype():
+        return dtypes.default_float
+
+    torch_members = dict(ops.TORCH)
+    torch_members.update({
+        "tensor": creation.tensor, "as_tensor": creation.as_tensor, "from_numpy": creation.as_tensor,
+        "ones": creation.ones, "zeros": creation.zeros, "empty": creation.empty, "full": creation.full,
+        "ones_like": creation.ones_like, "zeros_like": creation.zeros_like, "empty_like": creation.empty_like,
+        "full_like": creation.full_like, "arange": creation.arange, "linspace": creation.linspace,
+        "eye": creation.eye, "rand": creation.rand, "randn": creation.randn, "randint": creation.randint,
+        "randperm": creation.randperm, "rand_like": creation.rand_like, "randn_like": creation.randn_like,
+        "manual_seed": creation.manual_seed, "initial_seed": creation.initial_seed, "seed": creation.initial_seed,
+        "no_grad": grad_mode.no_grad, "enable_grad": grad_mode.enable_grad,
+        "set_grad_enabled": grad_mode.set_grad_enabled, "is_grad_enabled": grad_mode.is_grad_enabled,
+        "inference_mode": grad_mode.inference_mode,
+        "allclose": allclose, "isclose": isclose, "equal": equal, "is_tensor": is_tensor, "numel": numel,
+        "set_printoptions": printing.set_printoptions, "get_default_dtype": get_default_dtype,
+        "Tensor": Tensor, "Size": Size, "pi": _math.pi, "inf": _math.inf, "nan": _math.nan, "e": _math.e,
+    })
+    for alias, d in dtypes.ALIASES.items():
+        torch_members[alias] = d
+
+    functional = Namespace("torch.nn.functional", ops.FUNCTIONAL)
+    utils = Namespace("torch.nn.utils", {
+        "clip_grad_norm_": nn_mod.clip_grad_norm_, "clip_grad_value_": nn_mod.clip_grad_value_,
+    })
+    nn_members = {"Module": nn_mod.Module, "Parameter": nn_mod.make_parameter, "Linear": nn_mod.Linear,
+                  "functional": functional, "utils": utils}
+    try:
+        from . import layers
+        nn_members.update(layers.MEMBERS)
+    except ImportError:
+        pass
+    nn = Namespace("torch.nn", nn_members)
+
+    autograd_functional_members = {}
+    try:
+        from . import autograd_functional
+        autograd_functional_members = autograd_functional.MEMBERS
+    except ImportError:
+        pass
+    autograd_functional_ns = Namespace("torch.autograd.functional", autograd_functional_members)
+    autograd = Namespace("torch.autograd", {
+        "grad": engine.grad, "backward": engine.backward, "functional": autograd_functional_ns,
+        "no_grad": grad_mode.no_grad, "enable_grad": grad_mode.enable_grad,
+        "set_grad_enabled": grad_mode.set_grad_enabled,
+    })
+    optim_members = {}
+    try:
+        from . import optim as optim_mod
+        optim_members = optim_mod.MEMBERS
+    except ImportError:
+        pass
+    optim = Namespace("torch.optim", optim_members)
+
+    torch_members.update({"nn": nn, "autograd": autograd, "optim": optim})
+    torch = Namespace("torch", torch_members)
+
+    math = Namespace("math", {n: getattr(_math, n) for n in (
+        "pi", "e", "inf", "nan", "tau", "sqrt", "exp", "log", "log2", "log10", "log1p", "sin", "cos",
+        "tan", "tanh", "atan", "atan2", "asin", "acos", "floor", "ceil", "fabs", "isclose", "isnan",
+        "isinf", "isfinite", "pow", "hypot", "erf", "gamma", "lgamma", "fsum", "prod", "comb",
+        "factorial", "degrees", "radians", "trunc", "copysign", "sinh", "cosh", "expm1")})
+
+    _cache = {
+        "torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.utils": utils,
+        "torch.autograd": autograd, "torch.autograd.functional": autograd_functional_ns,
+        "torch.optim": optim, "math": math,
+    }
+    return _cache

@@ -1,0 +1,1 @@
+"""The autotrace command line (Typer app)."""
