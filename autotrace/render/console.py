@@ -1,0 +1,119 @@
+"""Console view of a run: the script's own output, a table of its tensors and a tree of
+each output's grad_fn chain (rich; plain text when piped or --no-color)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..printing import tensor_repr
+from ..trace import Trace
+
+PREVIEW = 6
+
+
+def short_array(a, dtype: str | None = None, limit: int = 12) -> str:
+    """A compact one-line rendering: PyTorch's numbers for small arrays, shape and a
+    summary for large ones."""
+    if a is None:
+        return "None"
+    if a.size <= limit:
+        text = tensor_repr(a, dtype or _dtype_name(a))
+        text = text[len("tensor("):-1] if text.startswith("tensor(") else text
+        return " ".join(text.split())
+    flat = a.reshape(-1).astype(np.float64)
+    with np.errstate(all="ignore"):
+        return (f"[{', '.join(f'{v:.4g}' for v in flat[:PREVIEW])}, …] "
+                f"min {np.nanmin(flat):.4g} max {np.nanmax(flat):.4g} norm {np.sqrt(np.nansum(flat * flat)):.4g}")
+
+
+def _dtype_name(a) -> str:
+    return {"float32": "float32", "float64": "float64", "int64": "int64", "bool": "bool"}.get(str(a.dtype), str(a.dtype))
+
+
+def run_report(trace: Trace, console) -> None:
+    from rich.table import Table
+    from rich.text import Text
+    from rich.tree import Tree
+
+    if trace.stdout:
+        console.out(trace.stdout, end="", highlight=False)
+    if trace.warnings:
+        for w in trace.warnings:
+            where = f"line {w['line']}: " if w.get("line") else ""
+            console.print(Text(f"[warning] {where}{w['category']}: {w['message']}", style="yellow"))
+
+    tensors = [v for v in trace.variables.values() if v.kind == "tensor"]
+    if tensors:
+        table = Table(title="tensors", title_justify="left", show_lines=False)
+        for col in ("name", "value", "shape", "dtype", "requires_grad", "is_leaf", "grad_fn", "grad"):
+            table.add_column(col, overflow="fold")
+        for v in tensors:
+            value = short_array(v.value, v.dtype) if v.value is not None else _summary(v)
+            grad = short_array(v.grad, v.dtype) if v.grad is not None else "None"
+            table.add_row(v.name, value, "[" + ", ".join(map(str, v.shape)) + "]", v.dtype,
+                          str(v.requires_grad), str(v.is_leaf), v.grad_fn or "None", grad)
+        console.print(table)
+
+    roots = _output_roots(trace)
+    if roots:
+        console.print(Text("grad_fn chains", style="bold"))
+        for name, node_id in roots:
+            tree = Tree(Text(f"{name}"))
+            _grow(tree, trace, node_id)
+            console.print(tree)
+
+
+def _summary(v) -> str:
+    s = v.summary or {}
+    return f"shape {list(v.shape)}: min {s.get('min'):.4g} max {s.get('max'):.4g} norm {s.get('norm'):.4g}"
+
+
+def _output_roots(trace: Trace):
+    """Variables whose grad_fn no other recorded node points at: the graph's outputs."""
+    used = set()
+    for n in trace.nodes:
+        for i, _ in n.inputs:
+            if i is not None:
+                used.add(i)
+    roots = []
+    for v in trace.variables.values():
+        if v.kind == "tensor" and v.grad_fn is not None and v.node is not None and v.node not in used:
+            roots.append((v.name, v.node))
+    return roots
+
+
+def _label(trace, node_id, nr=0):
+    n = trace.nodes[node_id]
+    if n.is_leaf:
+        return f"AccumulateGrad → {n.var_name or '(leaf)'} {list(n.shape or ())}"
+    bits = [n.name]
+    if n.var_name:
+        bits.append(f"→ {n.var_name}")
+    if n.text:
+        bits.append(f"  ({n.text}, line {n.line})")
+    return " ".join(bits)
+
+
+def _grow(tree, trace, root_id, max_nodes: int = 200):
+    """Add the chain below ``root_id`` (iteratively; a node seen before is shown once)."""
+    from rich.text import Text
+
+    seen = set()
+    stack = [(tree, root_id)]
+    count = 0
+    while stack:
+        parent, nid = stack.pop()
+        if count >= max_nodes:
+            parent.add(Text("… (more nodes; see autotrace graph)", style="dim"))
+            break
+        count += 1
+        if nid in seen:
+            parent.add(Text(f"{trace.nodes[nid].name} (shown above)", style="dim"))
+            continue
+        seen.add(nid)
+        branch = parent.add(Text(_label(trace, nid)))
+        for i, nr in reversed(trace.nodes[nid].inputs):
+            if i is None:
+                branch.add(Text("None (input needs no gradient)", style="dim"))
+            else:
+                stack.append((branch, i))

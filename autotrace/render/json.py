@@ -1,0 +1,124 @@
+"""The JSON view of a trace (schema_version 1; see docs/json-schema.md).
+
+Deterministic: keys sorted, nodes named ``n0``, ``n1``, … in creation order, no memory
+addresses or timestamps; NaN and infinities are the strings "nan", "inf", "-inf".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+
+SCHEMA_VERSION = 1
+
+
+def number(x):
+    """A float/int as JSON can hold it (nan/inf as strings)."""
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return x
+
+
+def array(a):
+    """A numpy array as nested lists of JSON numbers (a scalar for 0-d)."""
+    if a is None:
+        return None
+    if a.dtype == np.bool_:
+        return a.tolist()
+    if a.dtype.kind in "iu":
+        return a.tolist()
+    lst = a.astype(np.float64).tolist()
+    if a.ndim == 0:
+        return number(lst)
+    return _walk(lst)
+
+
+def _walk(v):
+    if isinstance(v, list):
+        return [_walk(x) for x in v]
+    return number(v)
+
+
+def node_id(i):
+    return None if i is None else f"n{i}"
+
+
+def variable(v) -> dict:
+    if v.kind != "tensor":
+        return {"kind": v.kind, "value": number(v.value) if v.kind == "number" else v.value}
+    out = {
+        "kind": "tensor", "shape": list(v.shape), "dtype": v.dtype, "value": array(v.value),
+        "requires_grad": v.requires_grad, "is_leaf": v.is_leaf, "grad_fn": v.grad_fn,
+        "grad": array(v.grad), "node": node_id(v.node),
+    }
+    if v.retains_grad:
+        out["retains_grad"] = True
+    if v.summary is not None:
+        out["summary"] = {k: (number(x) if x is not None else None) for k, x in v.summary.items()}
+    return out
+
+
+def node(n) -> dict:
+    out = {
+        "id": node_id(n.id), "name": n.name,
+        "next_functions": [[node_id(i), nr] for i, nr in n.inputs],
+        "line": n.line, "expr": n.text, "var": n.var_name,
+        "shape": list(n.shape) if n.shape is not None else None, "dtype": n.dtype,
+        "is_leaf": n.is_leaf, "saved": list(n.saved),
+    }
+    if n.value is not None:
+        out["value"] = array(n.value)
+    return out
+
+
+def backward_pass(p) -> dict:
+    steps = []
+    for s in p.steps:
+        step = {"node": node_id(s.node)}
+        if any(g is not None for g in s.grad_in):
+            step["grad_in"] = [array(g) for g in s.grad_in]
+        if any(g is not None for g in s.grads_out):
+            step["grads_out"] = [array(g) for g in s.grads_out]
+        if s.after is not None:
+            step["grad_before"] = array(s.before)
+            step["grad_after"] = array(s.after)
+        steps.append(step)
+    return {
+        "index": p.index, "kind": p.kind, "roots": [node_id(r) for r in p.roots],
+        "line": p.line, "statement": p.text, "retain_graph": p.retain_graph,
+        "create_graph": p.create_graph, "error": p.error,
+        "seed": [array(s) for s in p.seed] if any(s is not None for s in p.seed) else None,
+        "steps": steps,
+    }
+
+
+def document(trace) -> dict:
+    """The schema_version 1 document of a trace (``autotrace run --json``)."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "script": trace.script,
+        "stdout": trace.stdout,
+        "error": trace.error,
+        "warnings": [{"category": w["category"], "message": w["message"], "line": w.get("line")}
+                     for w in trace.warnings],
+        "variables": {name: variable(v) for name, v in trace.variables.items()},
+        "nodes": [node(n) for n in trace.nodes],
+        "backward_passes": [backward_pass(p) for p in trace.passes],
+    }
+
+
+def dumps(doc: dict) -> str:
+    return json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False)
+
+
+def render(trace) -> str:
+    return dumps(document(trace))

@@ -1,0 +1,143 @@
+"""Run a script: parse it, bind ``--set`` names, interpret it against the torch
+namespace, and collect the :class:`~autotrace.trace.Trace`.
+
+This is the one place that resets the engine's per-run state (grad mode, node
+numbering, warnings, print options, the random generator) so runs are independent and
+deterministic.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from .trace import Trace, variable_of
+
+DEFAULT_SEED = 67280421310721  # PyTorch's default CPU seed value; unseeded runs are repeatable
+
+
+class UsageError(Exception):
+    """A mistake in how autotrace was called (bad --set value, unbound name): exit 2."""
+
+
+@dataclass
+class Options:
+    keep_values: bool = False     # keep gradients and node outputs for explain / graph --values
+    of: str | None = None         # explain: backward from this variable if the script calls none
+
+
+def parse_set(text: str):
+    """``NAME=VALUE`` → (name, nested Python numbers). VALUE is a number or a (nested)
+    list of numbers, as in ``--set "w=[[1,2],[3,4]]"``."""
+    if "=" not in text:
+        raise UsageError(f"--set expects NAME=VALUE, got {text!r}")
+    name, _, value = text.partition("=")
+    name = name.strip()
+    if not name.isidentifier() or name.startswith("__"):
+        raise UsageError(f"--set: {name!r} is not a valid variable name")
+    try:
+        parsed = ast.literal_eval(value.strip())
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        raise UsageError(f"--set {name}: {value.strip()!r} is not a number or a list of numbers") from None
+    if not _numeric(parsed):
+        raise UsageError(f"--set {name}: {value.strip()!r} is not a number or a list of numbers")
+    return name, parsed
+
+
+def _numeric(v) -> bool:
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, bool) or not isinstance(x, (int, float)):
+            return False
+    return True
+
+
+def _reset_state(seed: int = DEFAULT_SEED) -> None:
+    from . import diagnostics, grad_mode, node, printing, random
+
+    grad_mode.enabled = True
+    node.reset_sequence()
+    diagnostics.reset()
+    printing.set_printoptions(profile="default")
+    random.manual_seed(seed)
+
+
+def run(source, filename: str, *, sets=(), limits=None, options: Options | None = None) -> Trace:
+    """Run ``source`` (str or bytes) and return its trace. Script errors are in
+    ``trace.error``; :class:`UsageError` for bad ``sets``; ``ScriptRejected`` is turned
+    into a parse-phase error. Anything else propagating is a bug in autotrace."""
+    from . import diagnostics, dtypes, record, site
+    from .interpreter import Limits, ScriptRejected, free_names, parse_script, run_program
+    from .torch_api import creation, modules
+
+    options = options or Options()
+    text = source.decode("utf-8", errors="replace") if isinstance(source, bytes) else source
+    try:
+        program = parse_script(source, filename)
+    except ScriptRejected as rejected:
+        e = rejected.error
+        return Trace(script=filename, source=text, stdout="", error=_error_dict(e))
+
+    parsed_sets = dict(parse_set(s) for s in sets)
+    missing = [n for n in free_names(program) if n not in parsed_sets]
+    if missing:
+        names = ", ".join(missing)
+        example = " ".join(f'--set "{n}=[1.0, 2.0]"' for n in missing[:2])
+        raise UsageError(
+            f"{filename}: the script uses {names} but never assigns {'it' if len(missing) == 1 else 'them'}; "
+            f"give a value on the command line, e.g. {example}")
+
+    _reset_state()
+    rec = record.Recorder(keep_values=options.keep_values)
+    record.active = rec
+    try:
+        predefined = {}
+        for name, value in parsed_sets.items():
+            t = creation.tensor(value, dtype=dtypes.float32, requires_grad=True)
+            t._on_bind(name)
+            predefined[name] = t
+        result = run_program(program, modules=modules(), predefined=predefined,
+                             limits=limits or Limits())
+        variables = dict(predefined)
+        variables.update(result.globals)
+        error = _error_dict(result.error) if result.error is not None else None
+        if options.of and error is None:
+            error = _implicit_backward(variables, options.of, rec)
+    finally:
+        record.active = None
+        site.current = None
+
+    out_vars = {}
+    for name, value in variables.items():
+        v = variable_of(name, value)
+        if v is not None:
+            out_vars[name] = v
+    return Trace(
+        script=filename, source=text, stdout=result.stdout, error=error,
+        warnings=[{"category": w["category"], "message": w["message"], "line": w["line"]}
+                  for w in diagnostics.warnings],
+        variables=out_vars, nodes=rec.nodes, passes=rec.passes,
+        sets={k: v for k, v in parsed_sets.items()},
+    )
+
+
+def _implicit_backward(variables, name, rec):
+    from .tensor import Tensor
+
+    if rec.passes:
+        return None
+    value = variables.get(name)
+    if not isinstance(value, Tensor):
+        raise UsageError(f"--of {name}: the script binds no tensor named {name!r}")
+    try:
+        value.backward(retain_graph=True)
+    except RuntimeError as e:
+        return {"type": "RuntimeError", "message": str(e), "line": None, "column": None, "phase": "run"}
+    return None
+
+
+def _error_dict(e) -> dict:
+    return {"type": e.type, "message": e.message, "line": e.line, "column": e.column, "phase": e.phase}

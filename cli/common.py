@@ -1,0 +1,105 @@
+"""What every command shares: reading SCRIPT / ``-e``, the common options, exit codes,
+and turning errors users cause into a message and an exit code (never a traceback)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import List, Optional
+
+import typer
+
+EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, EXIT_DIFF, EXIT_INTERNAL = 0, 1, 2, 3, 70
+
+EXIT_CODES_HELP = (
+    "Exit codes: 0 success; 1 the script failed (syntax, unsupported construct, runtime "
+    "error, failed assert, limit reached); 2 usage error; 3 check found a difference; "
+    "70 internal error (a bug in autotrace)."
+)
+
+ScriptArg = typer.Argument(None, metavar="SCRIPT", help="The script: a path, or - for standard input.", show_default=False)
+ExprOpt = typer.Option(None, "--expr", "-e", help="Run this code instead of a file (statements separated by ; or newlines).")
+SetOpt = typer.Option(None, "--set", metavar="NAME=VALUE",
+                      help='Bind a name the script leaves free to a float32 leaf tensor with requires_grad=True, '
+                           'e.g. --set "x=[2.0, 3.0]". Repeatable.')
+TimeoutOpt = typer.Option(10.0, "--timeout", help="Wall-clock limit for the script, in seconds.")
+MaxStepsOpt = typer.Option(50_000_000, "--max-steps", help="Limit on interpreter steps.")
+NoColorOpt = typer.Option(False, "--no-color", help="Plain text, no colour (also when NO_COLOR is set or output is piped).")
+WidthOpt = typer.Option(None, "--width", help="Wrap console output at this many columns.")
+
+
+class ScriptSource:
+    def __init__(self, data, name: str):
+        self.data = data
+        self.name = name
+
+
+def fail_usage(message: str) -> "typer.Exit":
+    err = console(stderr=True)
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    raise typer.Exit(EXIT_USAGE)
+
+
+def escape(text: str) -> str:
+    from rich.markup import escape as _escape
+    return _escape(text)
+
+
+def read_source(script: Optional[str], expr: Optional[str]) -> ScriptSource:
+    """The script's bytes and the name it is reported under: the path, ``<stdin>`` or ``<expr>``."""
+    if expr is not None and script is not None:
+        fail_usage("give either SCRIPT or --expr, not both")
+    if expr is not None:
+        return ScriptSource(expr.replace("\\n", "\n"), "<expr>")
+    if script is None:
+        fail_usage("missing SCRIPT (a path, or - for standard input) or --expr CODE")
+    if script == "-":
+        return ScriptSource(sys.stdin.buffer.read(), "<stdin>")
+    try:
+        with open(script, "rb") as f:
+            data = f.read(64 * 1024 * 1024 + 1)
+    except FileNotFoundError:
+        fail_usage(f"{script}: no such file")
+    except IsADirectoryError:
+        fail_usage(f"{script}: is a directory")
+    except OSError as e:
+        fail_usage(f"{script}: {e.strerror}")
+    if len(data) > 64 * 1024 * 1024:
+        fail_usage(f"{script}: larger than 64 MiB; scripts are small programs")
+    return ScriptSource(data, script)
+
+
+def limits(timeout: float, max_steps: int):
+    from autotrace.interpreter import Limits
+    if timeout <= 0:
+        fail_usage("--timeout must be positive")
+    return Limits(timeout=timeout, max_steps=max_steps)
+
+
+def color_off(no_color: bool) -> bool:
+    return no_color or bool(os.environ.get("NO_COLOR"))
+
+
+def console(stderr: bool = False, no_color: bool = False, width: Optional[int] = None):
+    from rich.console import Console
+    return Console(stderr=stderr, no_color=color_off(no_color), width=width,
+                   highlight=False, soft_wrap=False)
+
+
+def run_trace(src: ScriptSource, sets: Optional[List[str]], lim, keep_values=False, of=None):
+    """Run the script; a usage mistake exits 2."""
+    from autotrace.runner import Options, UsageError, run
+    try:
+        return run(src.data, src.name, sets=sets or (), limits=lim,
+                   options=Options(keep_values=keep_values, of=of))
+    except UsageError as e:
+        fail_usage(str(e))
+
+
+def report_script_error(trace, no_color: bool = False) -> None:
+    """``FILE:LINE:COL: error: …`` with the line and a caret, on stderr."""
+    from autotrace.interpreter import ScriptError, format_error
+    e = trace.error
+    err = ScriptError(type=e["type"], message=e["message"], line=e["line"], column=e["column"], phase=e["phase"])
+    text = format_error(trace.script, trace.source, err)
+    sys.stderr.write(text if text.endswith("\n") else text + "\n")

@@ -1,0 +1,82 @@
+"""``autotrace``: trace and explain PyTorch-style autograd from the command line.
+
+Commands are thin: each parses its options, calls one library function and picks a
+renderer. Library modules are imported inside the commands, so ``--help`` and a small
+``run`` start fast.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from . import common
+
+app = typer.Typer(
+    name="autotrace",
+    help=(
+        "Run a small PyTorch-style script on autotrace's own numpy autograd engine and see what "
+        "PyTorch's autograd does: every tensor and its grad_fn chain, each chain-rule step with "
+        "the numbers, where gradients accumulate, and why a gradient is None, nan or an error.\n\n"
+        "Examples:\n\n"
+        "  autotrace run scenarios/seed1_mul_sum.py\n\n"
+        "  autotrace explain -e 'z = (x*3).sum()' --set 'x=[2.0, 3.0]'\n\n"
+        "  autotrace graph scenarios/seed1_mul_sum.py -o graph.svg\n\n"
+        "  autotrace check scenarios/*.py\n\n" + common.EXIT_CODES_HELP
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool):
+    if value:
+        from autotrace import __version__
+        print(f"autotrace {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")):
+    pass
+
+
+def _register():
+    from . import run as run_cmd
+    app.command("run", help=run_cmd.HELP)(run_cmd.run)
+    for mod_name in ("explain", "graph", "check", "ops"):
+        try:
+            mod = __import__(f"autotrace.cli.{mod_name}", fromlist=["command"])
+        except ImportError:
+            continue
+        app.command(mod_name, help=mod.HELP)(mod.command)
+
+
+_register()
+
+
+def main() -> None:
+    """Console-script entry point: exit 2 for usage errors (Click's), 70 with a traceback
+    for bugs in autotrace."""
+    try:
+        app(standalone_mode=True)
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        sys.exit(130)
+    except Exception:
+        import traceback
+        traceback.print_exc()
+        sys.stderr.write(
+            "autotrace: internal error (a bug in autotrace, not in your script). "
+            "Please report it with the script that triggered it.\n")
+        sys.exit(common.EXIT_INTERNAL)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""``autotrace run``."""
+
+from __future__ import annotations
+
+import sys
+from typing import List, Optional
+
+import typer
+
+from . import common
+
+HELP = (
+    "Run SCRIPT and show its output, a table of the tensors it bound (value, shape, dtype, "
+    "requires_grad, is_leaf, grad_fn, grad) and each output's grad_fn chain. --json prints "
+    "the whole trace as one JSON document (schema_version 1) instead.\n\n" + common.EXIT_CODES_HELP
+)
+
+
+def run(
+    script: Optional[str] = common.ScriptArg,
+    expr: Optional[str] = common.ExprOpt,
+    set_: Optional[List[str]] = common.SetOpt,
+    json_out: bool = typer.Option(False, "--json", help="Print the trace as JSON (schema_version 1) on stdout."),
+    timeout: float = common.TimeoutOpt,
+    max_steps: int = common.MaxStepsOpt,
+    no_color: bool = common.NoColorOpt,
+    width: Optional[int] = common.WidthOpt,
+):
+    src = common.read_source(script, expr)
+    trace = common.run_trace(src, set_, common.limits(timeout, max_steps))
+    if json_out:
+        from autotrace.render import json as render_json
+        sys.stdout.write(render_json.render(trace) + "\n")
+    else:
+        from autotrace.render import console as render_console
+        render_console.run_report(trace, common.console(no_color=no_color, width=width))
+    if trace.error is not None:
+        if not json_out:
+            common.report_script_error(trace, no_color)
+        raise typer.Exit(common.EXIT_SCRIPT)
