@@ -140,4 +140,7 @@ def _implicit_backward(variables, name, rec):
 
 
 def _error_dict(e) -> dict:
-    return {"type": e.type, "message": e.message, "line": e.line, "column": e.column, "phase": e.phase}
+    out = {"type": e.type, "message": e.message, "line": e.line, "column": e.column, "phase": e.phase}
+    if getattr(e, "end_column", None) is not None:
+        out["end_column"] = e.end_column
+    return out

@@ -100,6 +100,7 @@ def report_script_error(trace, no_color: bool = False) -> None:
     """``FILE:LINE:COL: error: …`` with the line and a caret, on stderr."""
     from autotrace.interpreter import ScriptError, format_error
     e = trace.error
-    err = ScriptError(type=e["type"], message=e["message"], line=e["line"], column=e["column"], phase=e["phase"])
+    err = ScriptError(type=e["type"], message=e["message"], line=e["line"], column=e["column"], phase=e["phase"],
+                      end_column=e.get("end_column"))
     text = format_error(trace.script, trace.source, err)
     sys.stderr.write(text if text.endswith("\n") else text + "\n")
