@@ -82,8 +82,12 @@ def from_numpy(np_dtype) -> DType:
 
 
 def _promote_pair(a: DType, b: DType) -> DType:
+    """torch.promote_types: a higher category wins outright (float32 with int64 is
+    float32, not numpy's float64); within a category the wider type wins."""
     if a is b:
         return a
+    if a.category != b.category:
+        return a if a.category > b.category else b
     return from_numpy(np.promote_types(a.np, b.np))
 
 

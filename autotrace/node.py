@@ -156,7 +156,7 @@ class Node:
         rec = record.active
         if rec is not None:
             self.rec = NodeRecord(
-                len(rec.nodes), self.name(),
+                len(rec.nodes), op.node,
                 tuple((fn.rec.id if fn is not None and fn.rec is not None else None, i)
                       for fn, i in next_functions),
                 site.current, None, None, op=op)
@@ -214,7 +214,7 @@ class Node:
         raise AttributeError(f"'{object.__getattribute__(self, 'op').node}' object has no attribute '{name}'")
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at 0x{id(self):x}>"
+        return f"<{self.op.node} object at 0x{id(self):x}>"
 
     __str__ = __repr__
 
@@ -243,6 +243,10 @@ class AccumulateGrad(Node):
     @property
     def variable(self):
         return self._variable()
+
+    def name(self) -> str:
+        """torch 2.13 returns the C++ qualified name here (the repr says AccumulateGrad)."""
+        return "torch::autograd::AccumulateGrad"
 
     @property
     def _sequence_nr(self) -> int:

@@ -19,17 +19,12 @@ def _binary(a, b):
     """(tensor a, tensor b, a's array, b's array, result dtype) for a binary op."""
     if isinstance(a, _SCALARS):
         a = wrap_scalar(a)
-        a_scalar = True
-    else:
-        a_scalar = False
     if isinstance(b, _SCALARS):
         b = wrap_scalar(b)
-        b_scalar = True
-    elif isinstance(b, Tensor):
-        b_scalar = False
-    else:
+    elif not isinstance(b, Tensor):
         b = as_tensor_arg(b)
-        b_scalar = False
+    a_scalar = a._wrapped
+    b_scalar = b._wrapped
     ts = [t for t, s in ((a, a_scalar), (b, b_scalar)) if not s]
     ss = [t._data.item() for t, s in ((a, a_scalar), (b, b_scalar)) if s]
     if not ss and a._dtype is b._dtype:
@@ -147,7 +142,7 @@ def DIV(ctx, g):
     return gs, go
 
 
-@op("div_mode", "DivBackward1", ("self", "other"),
+@op("div_mode", "DivBackward2", ("self", "other"),
     vjp={"self": "0", "other": "0"}, local={"self": "0", "other": "0"})
 def DIV_MODE(ctx, g):
     from .unary import zeros_like_grad
@@ -185,6 +180,77 @@ def div(input, other, *, rounding_mode=None):
         raise RuntimeError(
             f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
     return make(DIV_MODE, _arr(out).astype(dt.np), (a, b), dtype=dt)
+
+
+@op("mul_scalar", "MulBackward1", ("self",), vjp={"self": "grad * other"}, local={"self": "other"})
+def MUL_SCALAR(ctx, g):
+    return (g * ctx.other,)
+
+
+def mul_scalar(input, other):
+    """``at::mul(Tensor, Scalar)`` as PyTorch's C++ composites call it (MulBackward1, one
+    edge). Python's ``x * 2`` is MulBackward0 instead: Python wraps the number in a tensor."""
+    a, b, ad, bd, dt = _binary(input, other)
+    return make(MUL_SCALAR, _arr(ad * bd), (a,), attrs={"other": other}, dtype=dt)
+
+
+@op("div_scalar", "DivBackward1", ("self",), vjp={"self": "grad / other"}, local={"self": "1/other"})
+def DIV_SCALAR(ctx, g):
+    return (g / ctx.other,)
+
+
+def div_scalar(input, other):
+    """``at::div(Tensor, Scalar)`` of C++ composites (DivBackward1; e.g. the mean of
+    ``cross_entropy`` with probability targets)."""
+    a, b, ad, bd, dt = _binary(input, other)
+    if dt.category != dtypes.FLOAT:
+        dt = dtypes.default_float
+        ad, bd = ad.astype(dt.np), bd.astype(dt.np)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = ad / bd
+    return make(DIV_SCALAR, _arr(out), (a,), attrs={"other": other}, dtype=dt)
+
+
+@op("fill", "FillBackward2", ("self",), vjp={"self": "zeros_like(grad)"}, local={"self": "0"})
+def FILL(ctx, g):
+    from .unary import zeros_like_grad
+    return (zeros_like_grad(g),)
+
+
+@op("fill_tensor", "FillBackward3", ("self", "value"), vjp={"self": "zeros_like(grad)", "value": "grad.sum()"},
+    local={"self": "0", "value": "1 (summed)"})
+def FILL_TENSOR(ctx, g):
+    from .unary import zeros_like_grad
+    return (zeros_like_grad(g) if ctx.needs(0) else None, g.sum() if ctx.needs(1) else None)
+
+
+@op("zero", "ZeroBackward0", ("self",), vjp={"self": "zeros_like(grad)"}, local={"self": "0"})
+def ZERO(ctx, g):
+    from .unary import zeros_like_grad
+    return (zeros_like_grad(g),)
+
+
+@export(tensor=("fill_",), torch=("fill_",))
+def fill_(self, value):
+    """Set every element to ``value`` in place (FillBackward2; FillBackward3 for a 0-d
+    tensor value). Leaves that require grad raise PyTorch's in-place error unless under
+    ``torch.no_grad()``, where only the data and the version counter change."""
+    check_inplace(self)
+    if isinstance(value, Tensor):
+        if value._data.ndim != 0:
+            raise RuntimeError(
+                f"fill_ only supports 0-dimension value tensor but got tensor with {value._data.ndim} dimensions.")
+        out = np.full(self._data.shape, value._data, dtype=self._data.dtype)
+        return commit_inplace(self, make(FILL_TENSOR, out, (self, value), dtype=self._dtype))
+    out = np.full(self._data.shape, value, dtype=self._data.dtype)
+    return commit_inplace(self, make(FILL, out, (self,), dtype=self._dtype))
+
+
+@export(tensor=("zero_",), torch=("zero_",))
+def zero_(self):
+    """Set every element to 0 in place (ZeroBackward0); leaf rules as :func:`fill_`."""
+    check_inplace(self)
+    return commit_inplace(self, make(ZERO, np.zeros_like(self._data), (self,), dtype=self._dtype))
 
 
 @export(torch=("floor_divide",), tensor=("floor_divide",))
