@@ -45,28 +45,58 @@ def escape(text: str) -> str:
     return _escape(text)
 
 
+class SourceError(Exception):
+    """SCRIPT / --expr cannot be read (a usage mistake: exit 2)."""
+
+
 def read_source(script: Optional[str], expr: Optional[str]) -> ScriptSource:
     """The script's bytes and the name it is reported under: the path, ``<stdin>`` or ``<expr>``."""
+    try:
+        return load_source(script, expr)
+    except SourceError as e:
+        fail_usage(str(e))
+
+
+def load_source(script: Optional[str], expr: Optional[str]) -> ScriptSource:
+    """Like :func:`read_source`, but raises :class:`SourceError` instead of exiting (for
+    commands that read several scripts)."""
     if expr is not None and script is not None:
-        fail_usage("give either SCRIPT or --expr, not both")
+        raise SourceError("give either SCRIPT or --expr, not both")
     if expr is not None:
-        return ScriptSource(expr.replace("\\n", "\n"), "<expr>")
+        return ScriptSource(_expr_text(expr), "<expr>")
     if script is None:
-        fail_usage("missing SCRIPT (a path, or - for standard input) or --expr CODE")
+        raise SourceError("missing SCRIPT (a path, or - for standard input) or --expr CODE")
     if script == "-":
         return ScriptSource(sys.stdin.buffer.read(), "<stdin>")
     try:
         with open(script, "rb") as f:
             data = f.read(64 * 1024 * 1024 + 1)
     except FileNotFoundError:
-        fail_usage(f"{script}: no such file")
+        raise SourceError(f"{script}: no such file") from None
     except IsADirectoryError:
-        fail_usage(f"{script}: is a directory")
+        raise SourceError(f"{script}: is a directory") from None
     except OSError as e:
-        fail_usage(f"{script}: {e.strerror}")
+        raise SourceError(f"{script}: {e.strerror}") from None
     if len(data) > 64 * 1024 * 1024:
-        fail_usage(f"{script}: larger than 64 MiB; scripts are small programs")
+        raise SourceError(f"{script}: larger than 64 MiB; scripts are small programs")
     return ScriptSource(data, script)
+
+
+def _expr_text(expr: str) -> str:
+    """``-e`` code. Statements are separated by ``;`` or newlines; a literal backslash-n
+    typed in a shell (``-e 'x = 1\\ny = 2'``) also separates them, but only when the code
+    does not parse as written, so ``print("a\\nb")`` keeps its escape."""
+    if "\\n" not in expr:
+        return expr
+    import ast
+    try:
+        ast.parse(expr)
+        return expr
+    except (SyntaxError, ValueError):
+        pass
+    except (RecursionError, MemoryError):
+        return expr
+    return expr.replace("\\n", "\n")
 
 
 def limits(timeout: float, max_steps: int):

@@ -34,7 +34,8 @@ def run(
     else:
         from autotrace.render import console as render_console
         render_console.run_report(trace, common.console(no_color=no_color, width=width))
+    sys.stdout.flush()
     if trace.error is not None:
-        if not json_out:
-            common.report_script_error(trace, no_color)
+        # the JSON document (with "error") is on stdout; the diagnostic goes to stderr either way
+        common.report_script_error(trace, no_color)
         raise typer.Exit(common.EXIT_SCRIPT)

@@ -1,17 +1,33 @@
-"""The JSON view of a trace (schema_version 1; see docs/json-schema.md).
+"""The JSON view of a trace (schema_version 1; documented in docs/json.md, validated by
+autotrace/schema/trace-v1.json).
 
 Deterministic: keys sorted, nodes named ``n0``, ``n1``, … in creation order, no memory
-addresses or timestamps; NaN and infinities are the strings "nan", "inf", "-inf".
+addresses (``<MulBackward0 object at 0x…>``) or timestamps; NaN and infinities are the
+strings "nan", "inf", "-inf". Two runs of the same script print the same bytes.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 
 SCHEMA_VERSION = 1
+
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
+
+_ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+")
+
+
+def mask_addresses(text):
+    """``<MulBackward0 object at 0x7f…>`` → ``<MulBackward0 object at 0x…>`` (addresses
+    change from run to run; JSON output must not)."""
+    if not isinstance(text, str):
+        return text
+    return _ADDRESS.sub("at 0x…", text)
 
 
 def number(x):
@@ -95,10 +111,18 @@ def backward_pass(p) -> dict:
     return {
         "index": p.index, "kind": p.kind, "roots": [node_id(r) for r in p.roots],
         "line": p.line, "statement": p.text, "retain_graph": p.retain_graph,
-        "create_graph": p.create_graph, "error": p.error,
+        "create_graph": p.create_graph, "error": mask_addresses(p.error),
         "seed": [array(s) for s in p.seed] if any(s is not None for s in p.seed) else None,
         "steps": steps,
     }
+
+
+def error(e):
+    if e is None:
+        return None
+    out = {"type": e["type"], "message": mask_addresses(e["message"]),
+           "line": e.get("line"), "column": e.get("column"), "phase": e.get("phase") or "run"}
+    return out
 
 
 def document(trace) -> dict:
@@ -106,9 +130,9 @@ def document(trace) -> dict:
     return {
         "schema_version": SCHEMA_VERSION,
         "script": trace.script,
-        "stdout": trace.stdout,
-        "error": trace.error,
-        "warnings": [{"category": w["category"], "message": w["message"], "line": w.get("line")}
+        "stdout": mask_addresses(trace.stdout),
+        "error": error(trace.error),
+        "warnings": [{"category": w["category"], "message": mask_addresses(w["message"]), "line": w.get("line")}
                      for w in trace.warnings],
         "variables": {name: variable(v) for name, v in trace.variables.items()},
         "nodes": [node(n) for n in trace.nodes],
@@ -122,3 +146,26 @@ def dumps(doc: dict) -> str:
 
 def render(trace) -> str:
     return dumps(document(trace))
+
+
+def load_schema(name: str = "trace") -> dict:
+    """The JSON Schema of a document: ``"trace"`` (run --json) or ``"check"`` (check --json)."""
+    with open(SCHEMA_DIR / f"{name}-v{SCHEMA_VERSION}.json", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def validator(name: str = "trace"):
+    """A ``jsonschema`` validator for a document, with every autotrace schema registered so
+    ``urn:autotrace:schema:trace-v1#/$defs/…`` references resolve. Needs ``jsonschema``
+    (a test dependency; autotrace itself never validates at run time)."""
+    import jsonschema
+    from referencing import Registry, Resource
+
+    registry = Registry()
+    for path in sorted(SCHEMA_DIR.glob("*.json")):
+        with open(path, encoding="utf-8") as f:
+            schema = json.load(f)
+        registry = registry.with_resource(schema["$id"], Resource.from_contents(schema))
+    schema = load_schema(name)
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema, registry=registry)

@@ -1,0 +1,347 @@
+"""Compare a run with a golden file: the library behind ``autotrace check``.
+
+A golden file is a schema_version 1 document (``autotrace run --json``) or the pinned
+subset of one that ``check --update`` writes (``golden``): ``stdout``, ``error``,
+``warnings`` and ``variables``. :func:`compare` checks, for each of those fields the
+golden *has* (so goldens written before a field existed keep passing):
+
+* ``stdout``: equal once object addresses (``0x…``) are masked;
+* ``error``: ``null`` or the same ``type`` and ``message`` (``line``, ``column`` and
+  ``phase`` are informational: editing a comment above the failing line must not break
+  a golden);
+* ``warnings``: the same list of ``category`` and ``message``, in order;
+* ``variables``: the same names; for each, every field the golden records
+  (``kind``, ``shape``, ``dtype``, ``requires_grad``, ``is_leaf``, ``grad_fn``,
+  ``retains_grad``, …) equal, and ``value``, ``grad`` and ``summary`` equal within
+  ``|got - expected| <= atol + rtol * |expected|`` (numpy's ``isclose``), with
+  ``"nan"`` equal only to ``"nan"`` and infinities equal only to themselves. The ``node``
+  id is structural, not behaviour, and is not compared.
+
+Each difference is a :class:`Difference` whose ``message`` says which variable and field,
+expected vs got.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+
+RTOL = 1e-4
+ATOL = 1e-5
+
+PINNED = ("stdout", "error", "warnings", "variables")     # top-level fields check compares
+UNCOMPARED_VARIABLE_FIELDS = frozenset({"node"})
+TOLERANT_FIELDS = frozenset({"value", "grad", "summary"})
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+|0x\u2026|0x\.\.\.")
+
+
+@dataclass
+class Difference:
+    path: str          # "stdout", "error.message", "warnings[0]", "variables.x.grad", …
+    expected: object   # JSON value in the golden (None when absent)
+    got: object        # JSON value of the run (None when absent)
+    message: str       # one readable line
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "expected": self.expected, "got": self.got, "message": self.message}
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class GoldenError(Exception):
+    """A golden file that cannot be used (missing, not JSON, wrong schema_version)."""
+
+
+def mask_addresses(text: str) -> str:
+    """Object addresses (``0x7f3a…``) as ``0x…`` so output of two processes compares."""
+    return _ADDRESS.sub("0x\u2026", text)
+
+
+def default_golden_path(script: str) -> str:
+    """``dir/name.py`` → ``dir/name.expected.json`` (other names get ``.expected.json`` appended)."""
+    base = script[:-3] if script.endswith(".py") else script
+    return base + ".expected.json"
+
+
+def document_of(run) -> dict:
+    """A run as a JSON document: a :class:`~autotrace.trace.Trace` is rendered; a dict is
+    taken as a document already. Documents go through a JSON round trip so both sides
+    hold the same plain types."""
+    if isinstance(run, dict):
+        return run
+    from .render import json as render_json
+    return json.loads(render_json.render(run))
+
+
+def golden_of(run, script_name: str | None = None) -> dict:
+    """The pinned subset of a run, as ``check --update`` writes it."""
+    doc = document_of(run)
+    out = {"schema_version": doc.get("schema_version", 1)}
+    out["script"] = script_name if script_name is not None else doc.get("script", "")
+    for key in PINNED:
+        if key in doc:
+            out[key] = doc[key]
+    if out.get("variables"):
+        out["variables"] = {name: {k: v for k, v in var.items() if k not in UNCOMPARED_VARIABLE_FIELDS}
+                            for name, var in out["variables"].items()}
+    return out
+
+
+def dumps_golden(golden: dict) -> str:
+    return json.dumps(golden, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def load_golden(path: str) -> dict:
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        raise GoldenError(f"{path}: no such golden file (write it with --update)") from None
+    except IsADirectoryError:
+        raise GoldenError(f"{path}: is a directory, not a golden file") from None
+    except OSError as e:
+        raise GoldenError(f"{path}: {e.strerror}") from None
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise GoldenError(f"{path}: not a JSON document ({e})") from None
+    if not isinstance(doc, dict):
+        raise GoldenError(f"{path}: not a JSON object")
+    version = doc.get("schema_version")
+    if version != 1:
+        raise GoldenError(f"{path}: schema_version {version!r}; this autotrace reads schema_version 1")
+    return doc
+
+
+def write_golden(path: str, golden: dict, *, script: str | None = None) -> None:
+    """Write ``golden`` to ``path`` whole or not at all (temporary file in the same
+    directory, then rename). Refuses to replace the script itself."""
+    if script is not None and os.path.exists(path) and os.path.exists(script):
+        if os.path.samefile(path, script):
+            raise GoldenError(f"{path}: is the script itself; give the golden another name")
+    text = dumps_golden(golden)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".autotrace-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        if os.path.exists(path):
+            try:
+                os.chmod(tmp, os.stat(path).st_mode & 0o777)
+            except OSError:
+                pass
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+# ---------------------------------------------------------------- comparison
+
+
+def compare(golden: dict, run, rtol: float = RTOL, atol: float = ATOL) -> list[Difference]:
+    """The differences between ``golden`` and a run (a Trace or a document); empty when
+    the run matches."""
+    doc = document_of(run)
+    diffs: list[Difference] = []
+    if "stdout" in golden:
+        _compare_stdout(golden["stdout"], doc.get("stdout", ""), diffs)
+    if "error" in golden:
+        _compare_error(golden["error"], doc.get("error"), diffs)
+    if "warnings" in golden:
+        _compare_warnings(golden["warnings"] or [], doc.get("warnings") or [], diffs)
+    if "variables" in golden:
+        _compare_variables(golden["variables"] or {}, doc.get("variables") or {}, rtol, atol, diffs)
+    return diffs
+
+
+def _short(v, limit: int = 120) -> str:
+    text = json.dumps(v, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _compare_stdout(expected, got, diffs):
+    if not isinstance(expected, str):
+        return
+    e, g = mask_addresses(expected), mask_addresses(got or "")
+    if e == g:
+        return
+    lines = list(difflib.unified_diff(e.splitlines(), g.splitlines(), "expected", "got", lineterm="", n=1))
+    body = lines[2:] if len(lines) > 2 else lines
+    if len(body) > 20:
+        body = body[:20] + [f"… ({len(lines) - 22} more diff lines)"]
+    if not body:   # differ only in a trailing newline
+        body = [f"expected {e[-20:]!r} at the end, got {g[-20:]!r}"]
+    diffs.append(Difference("stdout", expected, got, "stdout differs:\n  " + "\n  ".join(body)))
+
+
+def _compare_error(expected, got, diffs):
+    if expected is None and got is None:
+        return
+    if expected is None:
+        diffs.append(Difference("error", None, got,
+                                f"error: expected none, got {got.get('type')}: {got.get('message')}"
+                                + (f" (line {got['line']})" if got.get("line") else "")))
+        return
+    if got is None:
+        diffs.append(Difference("error", expected, None,
+                                f"error: expected {expected.get('type')}: {expected.get('message')}, got none "
+                                "(the script now runs to the end)"))
+        return
+    for key in ("type", "message"):
+        if key in expected and mask_addresses(str(expected[key])) != mask_addresses(str(got.get(key))):
+            diffs.append(Difference(f"error.{key}", expected[key], got.get(key),
+                                    f"error.{key}: expected {expected[key]!r}, got {got.get(key)!r}"))
+
+
+def _compare_warnings(expected, got, diffs):
+    def key(w):
+        return (w.get("category"), mask_addresses(str(w.get("message"))))
+    for i in range(max(len(expected), len(got))):
+        e = expected[i] if i < len(expected) else None
+        g = got[i] if i < len(got) else None
+        if e is not None and g is not None and key(e) == key(g):
+            continue
+        if e is None:
+            msg = f"warnings[{i}]: unexpected {g.get('category')}: {_clip(g.get('message'))}"
+        elif g is None:
+            msg = f"warnings[{i}]: expected {e.get('category')}: {_clip(e.get('message'))}, got no warning"
+        else:
+            msg = (f"warnings[{i}]: expected {e.get('category')}: {_clip(e.get('message'))}, "
+                   f"got {g.get('category')}: {_clip(g.get('message'))}")
+        strip = (lambda w: None if w is None else {"category": w.get("category"), "message": w.get("message")})
+        diffs.append(Difference(f"warnings[{i}]", strip(e), strip(g), msg))
+
+
+def _clip(text, limit=80):
+    text = str(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _compare_variables(expected, got, rtol, atol, diffs):
+    for name in sorted(set(expected) | set(got)):
+        path = f"variables.{name}"
+        if name not in got:
+            diffs.append(Difference(path, expected[name], None,
+                                    f"{name}: expected {_describe(expected[name])}, but the script no longer binds it"))
+            continue
+        if name not in expected:
+            diffs.append(Difference(path, None, got[name],
+                                    f"{name}: not in the golden file, but the script binds it ({_describe(got[name])})"))
+            continue
+        e, g = expected[name], got[name]
+        if e.get("kind") != g.get("kind"):
+            diffs.append(Difference(f"{path}.kind", e.get("kind"), g.get("kind"),
+                                    f"{name}: expected a {e.get('kind')}, got a {g.get('kind')}"))
+            continue
+        # the fields that say what the tensor is come first: a shape change explains a value change
+        order = ["kind", "shape", "dtype", "requires_grad", "is_leaf", "grad_fn", "retains_grad", "value", "grad", "summary"]
+        fields = sorted(e, key=lambda k: (order.index(k) if k in order else len(order), k))
+        for field in fields:
+            if field in UNCOMPARED_VARIABLE_FIELDS:
+                continue
+            ev, gv = e[field], g.get(field, _ABSENT)
+            if field == "retains_grad" and gv is _ABSENT:
+                gv = False
+            fpath = f"{path}.{field}"
+            label = f"{name}.{field}"
+            if gv is _ABSENT:
+                diffs.append(Difference(fpath, ev, None, f"{label}: expected {_short(ev)}, the run has no such field"))
+                continue
+            if field in TOLERANT_FIELDS:
+                problem = _close(ev, gv, rtol, atol)
+                if problem is not None:
+                    diffs.append(Difference(fpath, ev, gv,
+                                            f"{label}: expected {_short(ev)}, got {_short(gv)}{problem}"))
+            elif ev != gv or type(ev) is not type(gv) and not _same_number(ev, gv):
+                diffs.append(Difference(fpath, ev, gv, f"{label}: expected {_short(ev)}, got {_short(gv)}"))
+
+
+_ABSENT = object()
+
+
+def _same_number(a, b) -> bool:
+    return (isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool)
+            and not isinstance(b, bool) and a == b)
+
+
+def _describe(v) -> str:
+    if not isinstance(v, dict):
+        return _short(v)
+    if v.get("kind") == "tensor":
+        fn = f", grad_fn={v['grad_fn']}" if v.get("grad_fn") else ""
+        return f"a {v.get('dtype')} tensor of shape {v.get('shape')}{fn}"
+    return f"{v.get('kind')} {_short(v.get('value'))}"
+
+
+def _as_float(x):
+    if isinstance(x, str):
+        return {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}.get(x)
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, (int, float)):
+        return float(x)
+    return None
+
+
+def _close(expected, got, rtol, atol) -> str | None:
+    """None when ``got`` matches ``expected`` within tolerance, else a short reason
+    (starting with a separator) naming the first differing element."""
+    return _close_at(expected, got, rtol, atol, [])
+
+
+def _close_at(e, g, rtol, atol, where) -> str | None:
+    at = "".join(f"[{i}]" for i in where)
+    if isinstance(e, dict) or isinstance(g, dict):
+        if not (isinstance(e, dict) and isinstance(g, dict)):
+            return ""
+        for k in sorted(e):
+            if k not in g:
+                return f" (no {k})"
+            r = _close_at(e[k], g[k], rtol, atol, [])
+            if r is not None:
+                return f" ({k} differs{': ' + r.strip(' ()') if r.strip() else ''})"
+        return None
+    if isinstance(e, list) or isinstance(g, list):
+        if not (isinstance(e, list) and isinstance(g, list)):
+            return " (different shape)"
+        if len(e) != len(g):
+            return f" (length {len(g)} instead of {len(e)} at dimension {len(where)})" if where else \
+                f" (length {len(g)} instead of {len(e)})"
+        for i, (a, b) in enumerate(zip(e, g)):
+            r = _close_at(a, b, rtol, atol, where + [i])
+            if r is not None:
+                return r
+        return None
+    if e is None or g is None:
+        return None if e is None and g is None else ""
+    if isinstance(e, bool) or isinstance(g, bool):
+        return None if e is g else (f" (element {at}: {e} vs {g})" if at else "")
+    a, b = _as_float(e), _as_float(g)
+    if a is None or b is None:
+        return None if e == g else ""
+    if math.isnan(a) or math.isnan(b):
+        ok = math.isnan(a) and math.isnan(b)
+    elif math.isinf(a) or math.isinf(b):
+        ok = a == b
+    else:
+        ok = abs(b - a) <= atol + rtol * abs(a)
+    if ok:
+        return None
+    if not at:
+        return ""
+    return f" (element {at}: {_short(e)} vs {_short(g)})"
