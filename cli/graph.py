@@ -1,0 +1,125 @@
+"""``autotrace graph``: the autograd DAG as SVG, PNG, PDF or DOT."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import List, Optional
+
+import typer
+
+from . import common
+
+HELP = (
+    "Draw the autograd graph SCRIPT builds: one box per grad_fn (PyTorch's names), leaf "
+    "tensors by the script's variable names with shape and dtype, outputs marked, a legend. "
+    "The format comes from the suffix of -o (.svg .png .pdf .dot/.gv) or --format; -o - "
+    "writes to standard output. SVG/PNG/PDF need Graphviz's `dot` on PATH or pygraphviz "
+    "(pip install 'autotrace[render]'); DOT needs neither.\n\n"
+    "Examples:\n\n"
+    "  autotrace graph scenarios/seed1_mul_sum.py -o graph.svg --values\n\n"
+    "  autotrace graph -e 'z = (x*3).sum()' --set 'x=[2.0, 3.0]' -o - --format dot\n\n"
+    + common.EXIT_CODES_HELP
+)
+
+
+def command(
+    script: Optional[str] = common.ScriptArg,
+    output: str = typer.Option("-", "--output", "-o", metavar="FILE",
+                               help="Where to write the graph; - for standard output."),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", metavar="svg|png|pdf|dot",
+                                      help="Output format (default: from the suffix of -o, else svg)."),
+    expr: Optional[str] = common.ExprOpt,
+    set_: Optional[List[str]] = common.SetOpt,
+    values: bool = typer.Option(False, "--values", help="Show values and gradients on the nodes and the "
+                                "gradient sent along each edge (from the last backward pass, or --pass N)."),
+    saved: bool = typer.Option(False, "--saved", help="Show the tensors each node saved for backward."),
+    show_none: bool = typer.Option(False, "--show-none", help="Draw the (None, 0) inputs of next_functions."),
+    of: Optional[str] = typer.Option(None, "--of", metavar="NAME",
+                                     help="Draw only the graph behind tensor NAME (with --values and no "
+                                          "backward in the script, backpropagate from NAME)."),
+    pass_number: Optional[int] = typer.Option(None, "--pass", metavar="N",
+                                              help="Outline the nodes backward pass N ran (1 = the first)."),
+    collapse: Optional[bool] = typer.Option(None, "--collapse/--no-collapse",
+                                            help="Collapse long chains of repeated single-input nodes "
+                                                 "(default: on above 200 nodes)."),
+    max_nodes: int = typer.Option(500, "--max-nodes", help="Draw at most this many nodes (those nearest "
+                                  "the outputs); a note says what was left out."),
+    timeout: float = common.TimeoutOpt,
+    max_steps: int = common.MaxStepsOpt,
+):
+    from autotrace.render import svg
+
+    if fmt is not None:
+        fmt = fmt.lower().lstrip(".")
+        if fmt not in svg.FORMATS:
+            common.fail_usage(f"--format {fmt}: expected one of {', '.join(svg.FORMATS)}")
+    elif output != "-":
+        suffix = os.path.splitext(output)[1].lower()
+        if suffix not in svg.SUFFIXES:
+            common.fail_usage(f"-o {output}: cannot tell the format from {suffix or 'a name without a suffix'!r}; "
+                              f"use .svg, .png, .pdf, .dot or .gv, or --format")
+        fmt = svg.SUFFIXES[suffix]
+    else:
+        fmt = "svg"
+    if max_nodes < 1:
+        common.fail_usage("--max-nodes must be at least 1")
+    if pass_number is not None and pass_number < 1:
+        common.fail_usage("--pass N counts from 1 (the first backward pass)")
+    if output != "-":
+        _check_target(output, script)
+    if fmt != "dot" and not svg.available():
+        sys.stderr.write("error: " + svg.INSTALL_HINT.format(fmt=fmt.upper()) + "\n")
+        raise typer.Exit(common.EXIT_SCRIPT)
+
+    src = common.read_source(script, expr)
+    trace = common.run_trace(src, set_, common.limits(timeout, max_steps),
+                             keep_values=values, of=of if values else None)
+    if trace.error is not None and trace.error.get("phase") == "parse":
+        common.report_script_error(trace)
+        raise typer.Exit(common.EXIT_SCRIPT)
+
+    from autotrace.render import dot
+    try:
+        source = dot.render(trace, dot.GraphOptions(values=values, saved=saved, show_none=show_none, of=of,
+                                                    pass_number=pass_number, collapse=collapse,
+                                                    max_nodes=max_nodes))
+    except dot.GraphError as e:
+        common.fail_usage(str(e))
+    try:
+        data = svg.render(source, fmt)
+    except svg.RenderUnavailable as e:
+        sys.stderr.write(f"error: {e}\n")
+        raise typer.Exit(common.EXIT_SCRIPT)
+    except svg.RenderFailed as e:
+        sys.stderr.write(f"error: {e}\n")
+        raise typer.Exit(common.EXIT_SCRIPT)
+
+    if output == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        try:
+            svg.write_atomic(output, data)
+        except OSError as e:
+            common.fail_usage(f"-o {output}: cannot write: {e.strerror or e}")
+    if trace.error is not None:
+        common.report_script_error(trace)
+        raise typer.Exit(common.EXIT_SCRIPT)
+
+
+def _check_target(output: str, script: Optional[str]) -> None:
+    directory = os.path.dirname(output) or "."
+    if not os.path.isdir(directory):
+        what = "is not a directory" if os.path.exists(directory) else "does not exist"
+        common.fail_usage(f"-o {output}: the directory {directory} {what}; create it first")
+    if os.path.isdir(output):
+        common.fail_usage(f"-o {output}: is a directory; give a file name such as {os.path.join(output, 'graph.svg')}")
+    if script and script != "-" and os.path.exists(output) and os.path.exists(script):
+        try:
+            same = os.path.samefile(output, script)
+        except OSError:
+            same = False
+        if same:
+            common.fail_usage(f"-o {output}: that is the script itself; refusing to overwrite it")
