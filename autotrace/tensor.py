@@ -51,7 +51,7 @@ class Tensor:
 
     __slots__ = ("_data", "_dtype", "_requires_grad", "_grad", "grad_fn", "_output_nr",
                  "_version_counter", "_base", "_retains_grad", "_name", "_acc", "_hooks",
-                 "__weakref__")
+                 "_wrapped", "__weakref__")
 
     # Filled in by autotrace.ops when the op table is loaded; the interpreter reads these.
     _script_attrs = frozenset()
@@ -84,6 +84,7 @@ class Tensor:
         t._name = None
         t._acc = None
         t._hooks = None
+        t._wrapped = False  # a Python number wrapped for an op: promotes like a scalar
         return t
 
     # -- attributes -------------------------------------------------------------------
@@ -194,6 +195,11 @@ class Tensor:
             raise TypeError("data must be a Tensor")
         self._data = value._data
         self._dtype = value._dtype
+
+    @property
+    def mT(self):
+        from . import ops
+        return ops.get("mT_fn")(self)
 
     @property
     def T(self):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, grad_mode
 from ..tensor import Tensor
 from . import export, make, op
 
@@ -103,7 +103,7 @@ def bmm(input, mat2):
 @export(torch=("outer", "ger"), tensor=("outer", "ger"))
 def outer(input, vec2):
     """Outer product (PyTorch records it as MulBackward0 of two broadcast views)."""
-    return input.reshape(-1, 1) * vec2.reshape(1, -1) if False else input.unsqueeze(1) * vec2
+    return input.reshape(-1, 1) * vec2
 
 
 @export(torch=("matmul",), tensor=("matmul", "__matmul__"))
@@ -120,20 +120,88 @@ def matmul(input, other):
     if da == 2 and db == 1:
         return mv(input, other)
     if da == 1 and db == 2:
-        return mm(input.unsqueeze(0), other).squeeze(0)
+        from .shape import squeeze_result_
+        return squeeze_result_(mm(input.unsqueeze(0), other), (0,))
     if da == 2 and db == 2:
         return mm(input, other)
-    if da >= 3 and db <= 2:
-        # fold batch dims into rows: (..., n, k) @ (k, m) → view, mm, _unsafe_view
-        from .shape import unsafe_view
-        lead = input._data.shape[:-1]
-        folded = input.reshape(-1, input._data.shape[-1])
-        if db == 1:
-            res = mv(folded, other)
-            return unsafe_view(res, lead)
-        res = mm(folded, other)
-        return unsafe_view(res, lead + (other._data.shape[-1],))
+    if _should_fold(input, other) or _should_fold(other, input):
+        return _folded_matmul(input, other)
     return _batched_matmul(input, other)
+
+
+def _should_fold(t1, t2) -> bool:
+    """torch 2.13 ``should_fold``: fold the larger (≥3-d) operand's batch dims into
+    rows and use mm/mv when the smaller one (≤2-d) requires grad, or when the fold
+    needs no copy."""
+    larger = t1.ndim >= t2.ndim
+    big = t1._data if larger else np.swapaxes(t2._data, -1, -2)
+    dim_small = t2.ndim if larger else t1.ndim
+    if not (big.ndim >= 3 and dim_small <= 2):
+        return False
+    small = t2 if larger else t1
+    if small._requires_grad and grad_mode.enabled:
+        return True
+    if t1.ndim == 2:
+        return False
+    if big.size == 0:
+        return True
+    st, sh = big.strides, big.shape
+    for i in range(big.ndim - 2):
+        if st[i] != st[i + 1] * sh[i + 1]:
+            return False
+    return True
+
+
+def _folded_matmul(tensor1, tensor2):
+    from .shape import unsafe_view
+    transpose = tensor2.ndim > tensor1.ndim
+    t1 = tensor2.mT if transpose else tensor1
+    t2 = (tensor1.t() if tensor1.ndim == 2 else tensor1) if transpose else tensor2
+    sizes = t1._data.shape
+    out_shape = sizes[:-1]
+    folded = int(np.prod(out_shape, dtype=np.int64))
+    t1f = t1.reshape(folded, sizes[-1])
+    if t2.ndim == 2:
+        out = unsafe_view(mm(t1f, t2), out_shape + (t2._data.shape[1],))
+        return out.mT.contiguous() if transpose else out
+    return unsafe_view(mv(t1f, t2), out_shape)
+
+
+def _batched_matmul(tensor1, tensor2):
+    """torch 2.13's broadcast-batched path: expand both to the broadcast batch, reshape
+    to 3-d, bmm, then _unsafe_view to the output shape."""
+    from .shape import unsafe_view
+    d1, d2 = tensor1.ndim, tensor2.ndim
+    s1, s2 = tensor1._data.shape, tensor2._data.shape
+    n = s1[-2] if d1 > 1 else 1
+    m1 = s1[-1]
+    b1 = s1[:max(d1 - 2, 0)]
+    m2 = s2[-2] if d2 > 1 else s2[0]
+    p = s2[-1] if d2 > 1 else 1
+    b2 = s2[:max(d2 - 2, 0)]
+    try:
+        out_shape = tuple(np.broadcast_shapes(b1, b2))
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({b1[-1]}) must match the size of tensor b ({b2[-1]}) "
+                           "at non-singleton dimension 0") from None
+    prod = int(np.prod(out_shape, dtype=np.int64))
+    e1 = tensor1.expand(*(out_shape + (n, m1))).reshape(prod, n, m1)
+    if d2 == 1:
+        e2 = tensor2.expand(*(out_shape + (m2,))).reshape(prod, m2).unsqueeze(2)
+    else:
+        e2 = tensor2.expand(*(out_shape + (m2, p))).reshape(prod, m2, p)
+    if m1 != m2:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{prod}, {m1}] "
+            f"but got: [{prod}, {m2}].")
+    if d1 > 1:
+        out_shape = out_shape + (n,)
+    if d2 > 1:
+        out_shape = out_shape + (p,)
+    r = bmm(e1, e2)
+    if d2 == 1:
+        r = r.squeeze(-1)
+    return unsafe_view(r, out_shape)
 
 
 @op("matmul_batched", "BmmBackward0", ("self", "mat2"),
@@ -144,27 +212,6 @@ def MATMUL_BATCHED(ctx, g):
     gs = matmul(g, b.transpose(-1, -2)) if ctx.needs(0) else None
     gm = matmul(a.transpose(-1, -2), g) if ctx.needs(1) else None
     return gs, gm
-
-
-def _batched_matmul(input, other):
-    a, b = input, other
-    squeeze_front = squeeze_back = False
-    if a.ndim == 1:
-        a = a.unsqueeze(0)
-        squeeze_front = True
-    if b.ndim == 1:
-        b = b.unsqueeze(-1)
-        squeeze_back = True
-    if a._data.shape[-1] != b._data.shape[-2]:
-        raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: [{a._data.shape[0]}, {a._data.shape[-1]}] "
-            f"but got: [{b._data.shape[0]}, {b._data.shape[-2]}].")
-    out = make(MATMUL_BATCHED, np.matmul(a._data, b._data), (a, b), save={"self": a, "mat2": b})
-    if squeeze_front:
-        out = out.squeeze(-2)
-    if squeeze_back:
-        out = out.squeeze(-1)
-    return out
 
 
 @export(torch=("addmm",), tensor=("addmm",))

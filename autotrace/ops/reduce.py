@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
+from .. import diagnostics, dtypes
 from ..tensor import Tensor, wrap_dim
 from . import RESULT, export, make, make_multi, op
 
@@ -316,3 +316,226 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         out = np.sum(np.abs(x) ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
     return make(NORM, np.asarray(out, dtype=x.dtype), (input,), save={"self": input, "result": RESULT},
                 attrs={"p": p, "dim": dims, "keepdim": keepdim})
+
+
+# -- prod, var/std, logsumexp, cumsum ------------------------------------------------------
+
+
+@op("prod", "ProdBackward0", ("self",), vjp={"self": "grad * result / self  (products of the others where self has zeros)"},
+    local={"self": "∏ of the other elements"})
+def PROD(ctx, g):
+    x = ctx.self
+    return (g * _prod_others(x, None),)
+
+
+@op("prod_dim", "ProdBackward1", ("self",),
+    vjp={"self": "grad (unsqueezed at dim) * product of the other elements along dim"},
+    local={"self": "∏ of the other elements along dim"})
+def PROD_DIM(ctx, g):
+    x = ctx.self
+    dim, keepdim = ctx.dim, ctx.keepdim
+    g = expand_back(g, x.shape, (dim,), keepdim) if x.ndim else g
+    return (g * _prod_others(x, dim),)
+
+
+def _prod_others(x: Tensor, dim):
+    """For each element, the product of the other elements (over all, or along ``dim``),
+    exact when some elements are 0: the exclusive cumulative products from both ends,
+    built from Tensor ops so double backward works."""
+    from .shape import cat
+    if dim is None:
+        flat = x.reshape(-1)
+        return _exclusive(flat, 0).reshape(x.shape) if x.ndim else _exclusive(flat, 0).reshape(())
+    if x.ndim == 0:
+        return x * 0 + 1
+    return _exclusive(x, dim)
+
+
+def _exclusive(x: Tensor, dim: int) -> Tensor:
+    from .shape import cat
+    n = x.shape[dim]
+    ones_shape = list(x.shape)
+    ones_shape[dim] = 1
+    one = Tensor._make(np.ones(ones_shape, dtype=x._data.dtype))
+    if n == 0:
+        return x
+    left = cumprod(cat([one, x.narrow(dim, 0, n - 1)], dim), dim) if n > 1 else one
+    rev = x.flip(dim)
+    right = cumprod(cat([one, rev.narrow(dim, 0, n - 1)], dim), dim).flip(dim) if n > 1 else one
+    return left * right
+
+
+@export(torch=("prod",), tensor=("prod",))
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """Product of all elements (ProdBackward0) or along one ``dim`` (ProdBackward1).
+    The gradient is the product of the other elements, exact at zeros (torch 2.13)."""
+    dt = _acc_dtype(input, dtype)
+    x = input._data
+    if dim is None:
+        return make(PROD, np.asarray(np.prod(x, dtype=dt.np)), (input,), save={"self": input}, dtype=dt)
+    d = wrap_dim(dim, x.ndim)
+    out = np.prod(x, axis=d, keepdims=keepdim, dtype=dt.np) if x.ndim else x.astype(dt.np)
+    return make(PROD_DIM, np.asarray(out), (input,), save={"self": input},
+                attrs={"dim": d, "keepdim": keepdim}, dtype=dt)
+
+
+@op("cumprod", "CumprodBackward0", ("self",), vjp={"self": "reverse-cumsum(grad * result) / self"},
+    local={"self": "∂(running product)/∂self"})
+def CUMPROD(ctx, g):
+    x, dim = ctx.self, ctx.dim
+    if x.ndim and not (x._data == 0).any():
+        r = ctx.result
+        return ((g * r).flip(dim).cumsum(dim).flip(dim) / x,)
+    # sum_{j >= i} g_j * prod_{k <= j, k != i} x_k, written without division (zeros safe)
+    n = x.shape[dim] if x.ndim else 1
+    if x.ndim == 0:
+        return (g,)
+    from .shape import stack
+    cols = []
+    xs = x.unbind(dim)
+    gs = g.unbind(dim)
+    for i in range(n):
+        acc = None
+        for j in range(i, n):
+            term = gs[j]
+            for k in range(j + 1):
+                if k != i:
+                    term = term * xs[k]
+            acc = term if acc is None else acc + term
+        cols.append(acc)
+    return (stack(cols, dim),)
+
+
+@export(torch=("cumprod",), tensor=("cumprod",))
+def cumprod(input, dim, *, dtype=None):
+    """Running product along ``dim`` (CumprodBackward0)."""
+    dt = _acc_dtype(input, dtype)
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    out = np.cumprod(x, axis=d, dtype=dt.np) if x.ndim else x.astype(dt.np)
+    return make(CUMPROD, np.asarray(out), (input,), save={"self": input, "result": RESULT},
+                attrs={"dim": d}, dtype=dt)
+
+
+@op("cumsum", "CumsumBackward0", ("self",), vjp={"self": "grad.flip(dim).cumsum(dim).flip(dim)"},
+    local={"self": "1 for every later position along dim"})
+def CUMSUM(ctx, g):
+    d = ctx.dim
+    if g.ndim == 0:
+        return (g,)
+    return (g.flip(d).cumsum(d).flip(d),)
+
+
+@export(torch=("cumsum",), tensor=("cumsum",))
+def cumsum(input, dim, *, dtype=None):
+    """Running sum along ``dim`` (CumsumBackward0). Integer input gives int64."""
+    dt = _acc_dtype(input, dtype)
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    out = np.cumsum(x, axis=d, dtype=dt.np) if x.ndim else x.astype(dt.np)
+    return make(CUMSUM, np.asarray(out), (input,), attrs={"dim": d}, dtype=dt)
+
+
+def _var_parts(x, dims, correction):
+    n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims], dtype=np.int64))
+    return n, (n - correction if n > correction else 0)
+
+
+@op("var", "VarBackward0", ("self",),
+    vjp={"self": "grad * 2 * (self - self.mean(dim, keepdim=True)) / (N - correction)"},
+    local={"self": "2·(self − mean)/(N − correction)"})
+def VAR(ctx, g):
+    x, dims, keepdim = ctx.self, ctx.dim, ctx.keepdim
+    denom = ctx.denom
+    m = x.mean(dims, keepdim=True) if dims is not None else x.mean()
+    if dims is not None:
+        g = expand_back(g, x.shape, dims, keepdim)
+    return (g * (x - m) * (2.0 / denom if denom else float("inf")),)
+
+
+@op("std", "StdBackward0", ("self",),
+    vjp={"self": "grad * (self - self.mean(dim, keepdim=True)) / ((N - correction) * result)"},
+    local={"self": "(self − mean)/((N − correction)·std)"})
+def STD(ctx, g):
+    x, dims, keepdim = ctx.self, ctx.dim, ctx.keepdim
+    r = ctx.result
+    denom = ctx.denom
+    m = x.mean(dims, keepdim=True) if dims is not None else x.mean()
+    if dims is not None:
+        g = expand_back(g, x.shape, dims, keepdim)
+        r = expand_back(r, x.shape, dims, keepdim)
+    return (g * (x - m) / (r * denom if denom else r * 0),)
+
+
+def _var_impl(input, dim, unbiased, keepdim, correction, kind):
+    if input._dtype.category != dtypes.FLOAT:
+        raise RuntimeError(f"{kind}(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {_type_name(input._dtype)}")
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    x = input._data
+    dims = _dims(dim, x.ndim)
+    n, denom = _var_parts(x, dims, correction)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        m = np.mean(x, axis=dims, keepdims=True, dtype=x.dtype) if x.ndim else x
+        ss = np.sum((x - m) ** 2, axis=dims, keepdims=keepdim, dtype=x.dtype)
+        out = ss / x.dtype.type(denom) if denom else ss / x.dtype.type(0)
+        if kind == "std":
+            out = np.sqrt(out)
+    if denom <= 0:
+        diagnostics.warn(f"{kind}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                         "reduction factor (input numel divided by output numel).")
+    out = np.asarray(out, dtype=x.dtype)
+    op_ = VAR if kind == "var" else STD
+    save = {"self": input} if kind == "var" else {"self": input, "result": RESULT}
+    return make(op_, out, (input,), save=save,
+                attrs={"dim": dims, "keepdim": keepdim, "correction": correction, "denom": denom})
+
+
+def _split_unbiased(dim, unbiased):
+    if isinstance(dim, bool):  # torch.var(x, True) means unbiased=True
+        return None, dim
+    return dim, unbiased
+
+
+@export(torch=("var",), tensor=("var",))
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance with Bessel's ``correction`` (default 1) over ``dim`` (VarBackward0)."""
+    dim, unbiased = _split_unbiased(dim, unbiased)
+    return _var_impl(input, dim, unbiased, keepdim, correction, "var")
+
+
+@export(torch=("std",), tensor=("std",))
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Standard deviation (StdBackward0, saves the result); the gradient is inf/nan where
+    std is 0, as in torch 2.13."""
+    dim, unbiased = _split_unbiased(dim, unbiased)
+    return _var_impl(input, dim, unbiased, keepdim, correction, "std")
+
+
+@op("logsumexp", "LogsumexpBackward0", ("self",), vjp={"self": "grad * exp(self - result)"},
+    local={"self": "softmax(self) along dim"})
+def LOGSUMEXP(ctx, g):
+    x, r = ctx.self, ctx.result
+    dims, keepdim = ctx.dim, ctx.keepdim
+    if x.ndim:
+        g = expand_back(g, x.shape, dims, keepdim)
+        r = expand_back(r, x.shape, dims, keepdim)
+    return (g * (x - r).exp(),)
+
+
+@export(torch=("logsumexp",), tensor=("logsumexp",))
+def logsumexp(input, dim, keepdim=False):
+    """``log(sum(exp(x), dim))`` computed stably (LogsumexpBackward0)."""
+    x = input._data if input._dtype.category == dtypes.FLOAT else input._data.astype(np.float32)
+    dims = _dims(dim, x.ndim) or tuple(range(x.ndim))
+    if x.ndim == 0:
+        out = x.copy()
+    else:
+        m = np.max(x, axis=dims, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0)
+        with np.errstate(divide="ignore"):
+            out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
+        if not keepdim:
+            out = np.squeeze(out, axis=dims)
+    return make(LOGSUMEXP, np.asarray(out, dtype=x.dtype), (input,), save={"self": input, "result": RESULT},
+                attrs={"dim": dims, "keepdim": keepdim})

@@ -54,18 +54,45 @@ def view(input, *shape):
     if len(shape) == 1 and isinstance(shape[0], dtypes.DType):
         raise RuntimeError("view(dtype) is not supported by autotrace")
     shape = _infer_shape(_shape_arg(shape), input._data.size)
-    out = input._data.reshape(shape)
+    out = _nocopy_reshape(input._data, shape)
+    if out is None:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+            "across two contiguous subspaces). Use .reshape(...) instead.")
     return _view_of(input, make(VIEW, out, (input,), attrs={"self_sym_sizes": input._data.shape}))
+
+
+def _nocopy_reshape(x: np.ndarray, shape):
+    """``x`` viewed with ``shape`` when strides allow it (torch's computeStride), else None."""
+    if x.flags.c_contiguous:
+        return x.reshape(shape)
+    v = x.view()
+    try:
+        v.shape = shape
+    except AttributeError:
+        return None
+    return v
+
+
+@op("reshape_alias", "ReshapeAliasBackward0", ("self",), vjp={"self": "grad.reshape(self.sizes())"},
+    local={"self": "1 (same numbers, reshaped)"})
+def RESHAPE_ALIAS(ctx, g):
+    return (g.reshape(ctx.self_sym_sizes),)
 
 
 @export(torch=("reshape",), tensor=("reshape",))
 def reshape(input, *shape):
-    """Reshape (recorded as ViewBackward0, as PyTorch does for contiguous inputs)."""
+    """Reshape as torch 2.13 records it: a contiguous input gives a view
+    (ViewBackward0), a strided one that can still be viewed gives ReshapeAliasBackward0,
+    otherwise a copy (UnsafeViewBackward0 over CloneBackward0)."""
     shape = _infer_shape(_shape_arg(shape), input._data.size)
-    if shape == input._data.shape and False:
-        return input
-    out = input._data.reshape(shape)
-    return _view_of(input, make(VIEW, out, (input,), attrs={"self_sym_sizes": input._data.shape}))
+    x = input._data
+    if x.flags.c_contiguous:
+        return _view_of(input, make(VIEW, x.reshape(shape), (input,), attrs={"self_sym_sizes": x.shape}))
+    out = _nocopy_reshape(x, shape)
+    if out is not None:
+        return _view_of(input, make(RESHAPE_ALIAS, out, (input,), attrs={"self_sym_sizes": x.shape}))
+    return unsafe_view(make(CLONE, np.ascontiguousarray(x), (input,)), shape)
 
 
 @export(tensor=("view_as", "reshape_as"))
@@ -170,6 +197,24 @@ def SQUEEZE_DIM(ctx, g):
     return (g.reshape(ctx.self_sym_sizes),)
 
 
+@op("squeeze_dims", "SqueezeBackward2", ("self",), vjp={"self": "grad.unsqueeze(dims)"}, local={"self": "1"})
+def SQUEEZE_DIMS(ctx, g):
+    return (g.reshape(ctx.self_sym_sizes),)
+
+
+@op("squeeze_inplace_dims", "SqueezeBackward4", ("self",), vjp={"self": "grad.unsqueeze(dims)"}, local={"self": "1"})
+def SQUEEZE_INPLACE_DIMS(ctx, g):
+    return (g.reshape(ctx.self_sym_sizes),)
+
+
+def squeeze_result_(input, dims):
+    """``squeeze_(dims)`` on an op's fresh result as matmul does internally (SqueezeBackward4)."""
+    x = input._data
+    dims = {wrap_dim(d, x.ndim) for d in dims}
+    out = x.reshape(tuple(s for i, s in enumerate(x.shape) if not (i in dims and s == 1)))
+    return make(SQUEEZE_INPLACE_DIMS, out, (input,), attrs={"self_sym_sizes": x.shape, "dim": tuple(dims)})
+
+
 @export(torch=("squeeze",), tensor=("squeeze",))
 def squeeze(input, dim=None):
     x = input._data
@@ -179,7 +224,7 @@ def squeeze(input, dim=None):
     dims = dim if isinstance(dim, (tuple, list)) else (dim,)
     dims = {wrap_dim(d, x.ndim) for d in dims} if x.ndim else set()
     out = x.reshape(tuple(s for i, s in enumerate(x.shape) if not (i in dims and s == 1)))
-    node = SQUEEZE_DIM if not isinstance(dim, (tuple, list)) else SQUEEZE
+    node = SQUEEZE_DIM if not isinstance(dim, (tuple, list)) else SQUEEZE_DIMS
     return _view_of(input, make(node, out, (input,), attrs={"self_sym_sizes": x.shape, "dim": dim}))
 
 
@@ -224,16 +269,18 @@ def permute(input, *dims):
 
 @export(tensor=("numpy_T",), name="numpy_T")
 def numpy_T(input):
-    """``x.T``: reverses all dims (PermuteBackward0; TBackward0 for 2-d, as PyTorch)."""
-    if input.ndim == 2:
-        return t(input)
+    """``x.T``: reverses all dims (PermuteBackward0, also for 2-d in torch 2.13)."""
     if input.ndim < 2:
         return input
     return permute(input, *reversed(range(input.ndim)))
 
 
-@export(tensor=("mT",), name="mT_fn")
+@export(name="mT_fn")
 def mT_fn(input):
+    """``x.mT``: transpose of the last two dims (TransposeBackward0)."""
+    if input.ndim < 2:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."
+                           if input.ndim == 1 else "tensor.mT is only supported on matrices or batches of matrices. Got 0-D tensor.")
     return transpose(input, -2, -1)
 
 
@@ -264,7 +311,10 @@ def clone(input, *, memory_format=None):
 
 @export(tensor=("contiguous",))
 def contiguous(input, memory_format=None):
-    return input
+    """``input`` itself when C-contiguous, else a contiguous copy (CloneBackward0)."""
+    if input._data.flags.c_contiguous:
+        return input
+    return make(CLONE, np.ascontiguousarray(input._data), (input,))
 
 
 @op("to_copy", "ToCopyBackward0", ("self",), vjp={"self": "grad.to(self.dtype)"}, local={"self": "1"})
@@ -408,3 +458,47 @@ def narrow(input, dim, start, length):
     idx[d] = slice(start, start + length)
     return _view_of(input, make(NARROW, x[tuple(idx)], (input,),
                                 attrs={"self_sym_sizes": x.shape, "dim": d, "start": start}))
+
+
+@op("flip", "FlipBackward0", ("self",), vjp={"self": "grad.flip(dims)"}, local={"self": "1 (reversed)"})
+def FLIP(ctx, g):
+    return (flip(g, ctx.dims),)
+
+
+@export(torch=("flip",), tensor=("flip",))
+def flip(input, *dims):
+    """Reverse the order along ``dims`` (FlipBackward0; a copy, not a view)."""
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+        dims = tuple(dims[0])
+    nd = input.ndim
+    ds = tuple(wrap_dim(d, nd) for d in dims)
+    out = np.flip(input._data, axis=ds).copy() if nd else input._data.copy()
+    return make(FLIP, out, (input,), attrs={"dims": ds})
+
+
+@op("repeat", "RepeatBackward0", ("self",), vjp={"self": "grad summed over the tiled copies"},
+    local={"self": "1 per copy"})
+def REPEAT(ctx, g):
+    shape, reps = ctx.self_sym_sizes, ctx.repeats
+    lead = len(reps) - len(shape)
+    # (r0, ..., s0*r_lead, ...) -> (r_lead, s0, ...) pairs, summed over the r axes
+    split = []
+    for i, r in enumerate(reps):
+        s = 1 if i < lead else shape[i - lead]
+        split += [r, s]
+    gg = g.reshape(*split)
+    axes = tuple(range(0, 2 * len(reps), 2))
+    return (gg.sum(axes).reshape(shape),)
+
+
+@export(tensor=("repeat",))
+def repeat(input, *sizes):
+    """Tile ``input`` (RepeatBackward0). ``sizes`` may not have fewer entries than dims
+    (torch's RuntimeError)."""
+    sizes = _shape_arg(sizes)
+    if len(sizes) < input.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    x = input._data
+    x2 = x.reshape((1,) * (len(sizes) - x.ndim) + x.shape)
+    out = np.tile(x2, sizes)
+    return make(REPEAT, out, (input,), attrs={"self_sym_sizes": x.shape, "repeats": tuple(sizes)})

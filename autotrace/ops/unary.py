@@ -127,12 +127,18 @@ def ROUND(ctx, g):
     return (zeros_like_grad(g),)
 
 
+@op("round_decimals", "RoundBackward1", ("self",), vjp={"self": "0"}, local={"self": "0"})
+def ROUND_DECIMALS(ctx, g):
+    return (zeros_like_grad(g),)
+
+
 @export(torch=("round",), tensor=("round",))
 def round(input, decimals=0):
     """Round half to even (torch.round); zero gradient."""
     x = input._data
     out = np.round(x, decimals) if decimals else np.round(x)
-    return make(ROUND, np.asarray(out, dtype=x.dtype), (input,), attrs={"decimals": decimals})
+    return make(ROUND_DECIMALS if decimals else ROUND, np.asarray(out, dtype=x.dtype), (input,),
+                attrs={"decimals": decimals})
 
 
 # -- clamp -----------------------------------------------------------------------------
