@@ -112,8 +112,10 @@ def color_off(no_color: bool) -> bool:
 
 def console(stderr: bool = False, no_color: bool = False, width: Optional[int] = None):
     from rich.console import Console
-    return Console(stderr=stderr, no_color=color_off(no_color), width=width,
-                   highlight=False, soft_wrap=False)
+    off = color_off(no_color)
+    # rich's no_color drops colours but keeps bold/underline escapes; plain means no escapes at all
+    return Console(stderr=stderr, no_color=off, width=width, highlight=False, soft_wrap=False,
+                   **({"color_system": None} if off else {}))
 
 
 def run_trace(src: ScriptSource, sets: Optional[List[str]], lim, keep_values=False, of=None):
