@@ -74,8 +74,13 @@ def html_text(text: str) -> str:
     """``text`` as the content of an HTML-like label: markup characters, backslashes and
     every non-ASCII or control character as a character reference; newlines as ``<BR/>``."""
     out = []
+    prev = ""
     for ch in str(text):
-        if ch in _HTML_SPECIAL:
+        if ch == "\\" and prev == "\\":
+            # Graphviz turns a decoded "\\\\" into one backslash even in HTML labels; a
+            # backslash in a span of its own never pairs with its neighbour
+            out.append("<FONT>&#92;</FONT>")
+        elif ch in _HTML_SPECIAL:
             out.append(_HTML_SPECIAL[ch])
         elif ch == "\n":
             out.append('<BR ALIGN="LEFT"/>')
@@ -83,16 +88,21 @@ def html_text(text: str) -> str:
             out.append(f"&#{ord(ch)};")
         else:
             out.append(ch)
+        prev = ch
     return "".join(out)
 
 
 def attr_text(text: str) -> str:
-    """``text`` as a plain (escString) attribute value such as a tooltip: markup
-    characters, quotes, backslashes and non-ASCII as character references, newlines as
-    DOT's ``\\n``. The result has no ``"`` and no backslash except ``\\n``."""
+    """``text`` as a plain (escString) attribute value such as a tooltip. Graphviz
+    decodes character references in tooltips, then unescapes backslashes twice
+    (``\\\\`` -> ``\\``, and ``\\N`` would become the node's name), so markup characters,
+    quotes and non-ASCII become character references, a backslash four backslashes and
+    a newline DOT's ``\\n``. The result holds no ``"`` and never ends in a backslash."""
     out = []
     for ch in str(text):
-        if ch in "&<>\"'\\":
+        if ch == "\\":
+            out.append("\\\\\\\\")
+        elif ch in "&<>\"'":
             out.append(f"&#{ord(ch)};")
         elif ch == "\n":
             out.append("\\n")
@@ -100,6 +110,8 @@ def attr_text(text: str) -> str:
             out.append(f"&#{ord(ch)};")
         else:
             out.append(ch)
+    if out and out[-1].endswith("\\"):
+        out.append(" ")  # DOT's lexer would read a final backslash pair as an escaped quote
     return "".join(out)
 
 
@@ -418,9 +430,10 @@ def build(trace, opts: GraphOptions | None = None):
             if opts.values:
                 if v is not None and v.value is not None:
                     lines.append(f"value {format_array(v.value)}")
-                grad = v.grad if v is not None else None
-                if grad is None and c in steps:
-                    grad = steps[c].after
+                # .grad as the chosen pass left it (else as the script left it)
+                grad = steps[c].after if c in steps and steps[c].after is not None else None
+                if grad is None and v is not None:
+                    grad = v.grad
                 if grad is not None:
                     lines.append(f"grad {format_array(grad)}")
             g.node(f"{unit}_leaf",
