@@ -1,0 +1,227 @@
+"""``torch.nn`` layers beyond Linear: containers, activations, dropout, losses.
+
+Each layer is a :class:`~autotrace.torch_api.nn.Module` whose ``forward`` calls the
+matching ``torch.nn.functional`` op, so graphs are identical to PyTorch's; reprs match
+torch 2.13 (``ReLU()``, ``Dropout(p=0.5, inplace=False)``, ``Sequential(`` with
+``(0): ...`` children).
+"""
+
+from __future__ import annotations
+
+from ..ops import FUNCTIONAL as F
+from .nn import Module
+
+
+class Sequential(Module):
+    """Calls its children in order; indexable, iterable, ``len()``-able."""
+
+    _script_attrs = Module._script_attrs | {"append"}
+
+    def __init__(self, *modules):
+        super().__init__()
+        if len(modules) == 1 and isinstance(modules[0], dict):
+            for name, m in modules[0].items():
+                setattr(self, name, m)
+        else:
+            for i, m in enumerate(modules):
+                setattr(self, str(i), m)
+
+    def forward(self, input):
+        for m in self._modules.values():
+            input = m(input)
+        return input
+
+    def append(self, module):
+        setattr(self, str(len(self._modules)), module)
+        return self
+
+    def __getitem__(self, idx):
+        mods = list(self._modules.values())
+        if isinstance(idx, slice):
+            return Sequential(*mods[idx])
+        return mods[idx]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(list(self._modules.values()))
+
+
+class _Simple(Module):
+    _fn = None
+
+    def forward(self, input):
+        return F[self._fn](input)
+
+
+class Identity(Module):
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class ReLU(Module):
+    def __init__(self, inplace=False):
+        super().__init__()
+        object.__setattr__(self, "inplace", inplace)
+
+    def forward(self, input):
+        if self.inplace:
+            return input.relu_()
+        return F["relu"](input)
+
+    def _extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class Tanh(_Simple):
+    _fn = "tanh"
+
+
+class Sigmoid(_Simple):
+    _fn = "sigmoid"
+
+
+class LeakyReLU(Module):
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__()
+        object.__setattr__(self, "negative_slope", negative_slope)
+        object.__setattr__(self, "inplace", inplace)
+
+    def forward(self, input):
+        return F["leaky_relu"](input, self.negative_slope, self.inplace)
+
+    def _extra_repr(self):
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class GELU(Module):
+    def __init__(self, approximate="none"):
+        super().__init__()
+        object.__setattr__(self, "approximate", approximate)
+
+    def forward(self, input):
+        return F["gelu"](input, approximate=self.approximate)
+
+    def _extra_repr(self):
+        return f"approximate={self.approximate!r}"
+
+
+class Softmax(Module):
+    def __init__(self, dim=None):
+        super().__init__()
+        object.__setattr__(self, "dim", dim)
+
+    def forward(self, input):
+        return F["softmax"](input, self.dim)
+
+    def _extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Softmax):
+    def forward(self, input):
+        return F["log_softmax"](input, self.dim)
+
+
+class Dropout(Module):
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "inplace", inplace)
+
+    def forward(self, input):
+        return F["dropout"](input, self.p, self.training, self.inplace)
+
+    def _extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Flatten(Module):
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        object.__setattr__(self, "start_dim", start_dim)
+        object.__setattr__(self, "end_dim", end_dim)
+
+    def forward(self, input):
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def _extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class _Loss(Module):
+    _fn = None
+    _keys = ()
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", **kwargs):
+        super().__init__()
+        from ..ops.nn import _reduction
+        if size_average is not None or reduce is not None:
+            reduction = _reduction(size_average, reduce, "mean")
+        object.__setattr__(self, "reduction", reduction)
+        for k, default in self._keys:
+            object.__setattr__(self, k, kwargs.pop(k, default))
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument '{next(iter(kwargs))}'")
+
+    def forward(self, input, target):
+        extra = {k: getattr(self, k) for k, _ in self._keys}
+        return F[self._fn](input, target, reduction=self.reduction, **extra)
+
+
+class MSELoss(_Loss):
+    _fn = "mse_loss"
+
+
+class L1Loss(_Loss):
+    _fn = "l1_loss"
+
+
+class CrossEntropyLoss(_Loss):
+    _fn = "cross_entropy"
+    _keys = (("weight", None), ("ignore_index", -100), ("label_smoothing", 0.0))
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean", label_smoothing=0.0):
+        super().__init__(size_average, reduce, reduction, weight=weight, ignore_index=ignore_index,
+                         label_smoothing=label_smoothing)
+
+
+class NLLLoss(_Loss):
+    _fn = "nll_loss"
+    _keys = (("weight", None), ("ignore_index", -100))
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction, weight=weight, ignore_index=ignore_index)
+
+
+class BCELoss(_Loss):
+    _fn = "binary_cross_entropy"
+    _keys = (("weight", None),)
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction, weight=weight)
+
+
+class BCEWithLogitsLoss(_Loss):
+    _fn = "binary_cross_entropy_with_logits"
+    _keys = (("weight", None), ("pos_weight", None))
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
+        super().__init__(size_average, reduce, reduction, weight=weight, pos_weight=pos_weight)
+
+
+MEMBERS = {c.__name__: c for c in (
+    Sequential, Identity, ReLU, Tanh, Sigmoid, LeakyReLU, GELU, Softmax, LogSoftmax, Dropout, Flatten,
+    MSELoss, L1Loss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss)}
+
+for _c in MEMBERS.values():
+    _c._script_attrs = _c._script_attrs | {"p", "inplace", "dim", "negative_slope", "approximate",
+                                           "start_dim", "end_dim", "reduction", "weight", "ignore_index",
+                                           "label_smoothing", "pos_weight"}
