@@ -1,0 +1,183 @@
+"""``autotrace graph`` end to end, in subprocesses: formats, -o handling, the missing
+Graphviz path, exit codes."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from graph_helpers import have_interpreter
+from test_graph_dot import DEEP, need_dot, svg_edges, svg_nodes
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SEED = ROOT / "scenarios" / "seed1_mul_sum.py"
+
+needs_interpreter = pytest.mark.skipif(not have_interpreter(), reason="the script interpreter is not there yet")
+
+
+def autotrace(*args, env=None, cwd=None, input=None):
+    env = dict(os.environ if env is None else env)
+    env.setdefault("COLUMNS", "500")            # rich wraps stderr messages at the terminal width
+    return subprocess.run([sys.executable, "-m", "autotrace.cli.main", *map(str, args)],
+                          capture_output=True, env=env, cwd=cwd, input=input, timeout=120)
+
+
+def no_graphviz_env(tmp_path):
+    """PATH without `dot`, and pygraphviz made unimportable."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "pygraphviz.py").write_text("raise ImportError('pygraphviz hidden by the test')\n")
+    env = dict(os.environ)
+    env["PATH"] = str(bin_dir)
+    env["PYTHONPATH"] = os.pathsep.join([str(shadow), str(ROOT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    assert shutil.which("dot", path=env["PATH"]) is None
+    return env
+
+
+# -- the missing-Graphviz path ---------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["g.svg", "g.png", "g.pdf"])
+def test_missing_dot_fails_clearly_and_writes_nothing(tmp_path, name):
+    env = no_graphviz_env(tmp_path)
+    out = tmp_path / name
+    r = autotrace("graph", SEED, "-o", out, env=env)
+    err = r.stderr.decode()
+    assert r.returncode == 1, err
+    assert "Graphviz's `dot` program is not on PATH and pygraphviz is not installed" in err
+    assert "apt-get install graphviz" in err and "pip install 'autotrace[render]'" in err
+    assert "--format dot" in err
+    assert "Traceback" not in err
+    assert not out.exists()
+    assert list(tmp_path.glob(".g.*")) == []                     # no temporary file left behind
+
+
+@needs_interpreter
+def test_missing_dot_still_writes_dot(tmp_path):
+    env = no_graphviz_env(tmp_path)
+    out = tmp_path / "g.dot"
+    r = autotrace("graph", SEED, "-o", out, env=env)
+    assert r.returncode == 0, r.stderr.decode()
+    assert out.read_text().startswith("digraph autotrace {")
+
+
+# -- -o handling ---------------------------------------------------------------------------
+
+def test_output_into_missing_directory(tmp_path):
+    out = tmp_path / "nope" / "g.svg"
+    r = autotrace("graph", SEED, "-o", out)
+    err = r.stderr.decode()
+    assert r.returncode == 2
+    assert "the directory" in err and "does not exist" in err
+    assert not out.parent.exists()
+
+
+def test_unknown_suffix_and_format(tmp_path):
+    r = autotrace("graph", SEED, "-o", tmp_path / "g.jpeg")
+    assert r.returncode == 2 and "cannot tell the format" in r.stderr.decode()
+    r = autotrace("graph", SEED, "-o", "-", "--format", "gif")
+    assert r.returncode == 2 and "expected one of svg, png, pdf, dot" in r.stderr.decode()
+
+
+def test_refuses_to_overwrite_the_script(tmp_path):
+    script = tmp_path / "s.dot"                 # a script that happens to end in .dot
+    script.write_text("import torch\nx = torch.tensor(1.0, requires_grad=True)\ny = x * 2\n")
+    before = script.read_bytes()
+    r = autotrace("graph", script, "-o", script)
+    assert r.returncode == 2 and "refusing to overwrite" in r.stderr.decode()
+    assert script.read_bytes() == before
+
+
+# -- end to end ---------------------------------------------------------------------------------
+
+@needs_interpreter
+def test_seed_svg_end_to_end(tmp_path):
+    need_dot()
+    out = tmp_path / "seed.svg"
+    r = autotrace("graph", SEED, "-o", out)
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stdout == b""                       # the script's prints do not leak into the picture
+    nodes = svg_nodes(out.read_text(encoding="utf-8"))
+    texts = {t for n in nodes.values() for t in n["texts"]}
+    for word in ("x", "z", "MulBackward0", "SumBackward0", "AccumulateGrad"):
+        assert word in texts
+    assert any(t.startswith("y ·") for t in texts)
+
+    r = autotrace("graph", SEED, "-o", out, "--values")
+    assert r.returncode == 0, r.stderr.decode()
+    svg = out.read_text(encoding="utf-8")
+    nodes = svg_nodes(svg)
+    texts = {t for n in nodes.values() for t in n["texts"]}
+    assert "value 15." in texts and "grad [3., 3.]" in texts
+    assert "[3., 3.]" in svg_edges(svg).values().__iter__().__next__() or \
+        ["[3., 3.]"] in list(svg_edges(svg).values())
+    assert list(tmp_path.iterdir()) == [out]     # the temporary file was renamed, none left
+
+
+@needs_interpreter
+def test_dot_to_stdout_is_byte_identical():
+    a = autotrace("graph", SEED, "-o", "-", "--format", "dot", "--values", "--saved", "--show-none")
+    b = autotrace("graph", SEED, "-o", "-", "--format", "dot", "--values", "--saved", "--show-none")
+    assert a.returncode == 0, a.stderr.decode()
+    assert a.stdout == b.stdout and a.stdout.startswith(b"digraph autotrace {")
+
+
+@needs_interpreter
+@pytest.mark.parametrize("fmt,magic", [("png", b"\x89PNG"), ("pdf", b"%PDF"), ("svg", b"<?xml")])
+def test_formats(tmp_path, fmt, magic):
+    need_dot()
+    out = tmp_path / f"g.{fmt}"
+    r = autotrace("graph", "-e", "z = (x*3).sum()", "--set", "x=[2.0, 3.0]", "-o", out)
+    assert r.returncode == 0, r.stderr.decode()
+    assert out.read_bytes().startswith(magic)
+
+
+@needs_interpreter
+def test_expr_and_set():
+    r = autotrace("graph", "-e", "z = (x*3).sum()", "--set", "x=[2.0, 3.0]", "-o", "-", "--format", "dot")
+    assert r.returncode == 0, r.stderr.decode()
+    src = r.stdout.decode()
+    assert "<B>x</B>" in src and "MulBackward0" in src and "SumBackward0" in src and "n2_out" in src
+
+
+@needs_interpreter
+def test_of_and_pass_usage_errors():
+    r = autotrace("graph", SEED, "-o", "-", "--format", "dot", "--of", "nope")
+    assert r.returncode == 2 and "binds no tensor named 'nope'" in r.stderr.decode()
+    r = autotrace("graph", SEED, "-o", "-", "--format", "dot", "--pass", "2")
+    assert r.returncode == 2 and "--pass 2: it ran 1 backward pass" in r.stderr.decode()
+
+
+@needs_interpreter
+def test_script_error_draws_graph_and_exits_1(tmp_path):
+    script = tmp_path / "twice.py"
+    script.write_text("import torch\nx = torch.tensor(2.0, requires_grad=True)\ny = x * x\n"
+                      "y.backward()\ny.backward()\n")
+    r = autotrace("graph", script, "-o", tmp_path / "g.dot")
+    assert r.returncode == 1
+    assert "RuntimeError" in r.stderr.decode()
+    assert "the script stopped at line 5" in (tmp_path / "g.dot").read_text()
+
+
+@needs_interpreter
+def test_deep_script_renders_in_seconds(tmp_path):
+    need_dot()
+    script = tmp_path / "deep.py"
+    script.write_text(DEEP)
+    out = tmp_path / "deep.svg"
+    start = time.perf_counter()
+    r = autotrace("graph", script, "-o", out, "--values")
+    elapsed = time.perf_counter() - start
+    assert r.returncode == 0, r.stderr.decode()
+    assert elapsed < 20, elapsed
+    nodes = svg_nodes(out.read_text(encoding="utf-8"))
+    assert any(n["texts"][:1] == ["TanhBackward0 → MulBackward0"] for n in nodes.values())
+    ET.fromstring(out.read_text(encoding="utf-8"))
