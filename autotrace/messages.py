@@ -1,0 +1,194 @@
+"""Every sentence autotrace's explanations and diagnostics print, as keyed templates.
+
+Code never builds an English sentence itself: it calls :func:`text` with a key and the
+values to fill in (``text("seed.scalar", root="x")``). A translation is another table
+with the same keys (``EDITIONS["zh"]``, planned); :func:`text` falls back to English for
+a key a translation lacks. Formulas (``∂x/∂A = 3·A²``) are not sentences and are built by
+:mod:`autotrace.explain`.
+"""
+
+from __future__ import annotations
+
+EN: dict[str, str] = {
+    # -- headings and labels -------------------------------------------------------------
+    "title": "Explanation of {script}",
+    "heading.pass": "Backward pass {number} of {total}: line {line}: {statement}",
+    "heading.pass_noline": "Backward pass {number} of {total}: {statement}",
+    "heading.pass_implicit": "Backward pass {number} of {total}: {root}.backward() (from --of {root}; the script calls none)",
+    "heading.chains": "The whole chain, leaf by leaf",
+    "heading.timeline": "Each leaf's .grad over the run",
+    "heading.diagnostics": "Diagnostics",
+    "heading.verify": "Check by central differences (float64)",
+    "heading.output": "What the script printed",
+    "heading.result": "Gradients at the end of the script",
+    "label.step": "Step {number}",
+    "label.expr": "forward",
+    "label.node": "node",
+    "label.rule": "local rule",
+    "label.numbers": "with numbers",
+    "label.upstream": "upstream",
+    "label.to": "to {target}",
+    "label.fan_in": "fan-in",
+    "label.grad": "{leaf}.grad",
+    "label.why": "why",
+    "label.fix": "fix",
+    "label.line": "line {line}",
+    "label.leaf": "leaf {name}",
+    "label.none": "None",
+    "label.constant": "a constant",
+    "label.no_input": "needs no gradient (a constant, or a tensor with requires_grad=False)",
+    "col.leaf": "leaf",
+    "col.element": "element",
+    "col.analytic": "autograd",
+    "col.numeric": "numeric",
+    "col.error": "abs. error",
+    "col.pass": "pass",
+    "col.before": "before",
+    "col.increment": "increment",
+    "col.after": "after",
+
+    # -- the seed ------------------------------------------------------------------------
+    "seed.scalar": "The pass starts at {root} with ∂{root}/∂{root} = 1: {root} is a single number, so its derivative with respect to itself is 1.",
+    "seed.vector": (
+        "The pass starts at {root} (shape {shape}) with the gradient= tensor v = {value}. A "
+        "non-scalar output has a whole Jacobian matrix J = ∂{root}/∂(inputs); autograd never builds "
+        "it. It computes the vector-Jacobian product vᵀ·J, which is the gradient of the scalar "
+        "({root} * v).sum(). With v all ones that is the gradient of {root}.sum()."),
+    "seed.failed": "backward() was called on {root} (shape {shape}), and it failed before any gradient was computed.",
+    "seed.grad_call": "torch.autograd.grad: the gradients are returned, not added to any .grad.",
+    "seed.retain": "retain_graph=True: the saved tensors stay, so the graph can be walked again.",
+    "seed.freed": "retain_graph is not set, so each node frees its saved tensors after it runs.",
+
+    # -- steps ---------------------------------------------------------------------------
+    "step.fan_in": "{target} receives gradients from {count} paths; autograd adds them before using them:",
+    "step.broadcast": "{target} was broadcast from shape {small} to {big} in the forward pass, so its gradient is summed back over the broadcast dimensions: {value}.",
+    "step.accumulate_first": "{leaf}.grad was None, so it becomes a copy of the incoming gradient.",
+    "step.accumulate_add": "{leaf}.grad already held a value; the incoming gradient is added to it (gradients accumulate).",
+    "step.accumulate_captured": "torch.autograd.grad returns this gradient for {leaf}; {leaf}.grad is not touched.",
+    "step.elementwise": "elementwise: each element of {target} gets upstream × local derivative.",
+    "step.matrix": "matrix form: {rule}",
+    "step.no_numbers": "values not kept (tensor too large); shape {shape}",
+    "step.not_reached": "not computed: the pass stopped with an error here.",
+
+    "rule.sum": "each element of {target} is added into {out} once, so ∂{out}/∂{target}ᵢ = 1: the upstream gradient is copied to every element (shape {shape}).",
+    "rule.mean": "{out} is the mean of {n} elements, so ∂{out}/∂{target}ᵢ = 1/{n}: the upstream gradient is divided by {n} and copied to every element (shape {shape}).",
+    "pass.same_as": "Same steps and the same numbers as pass {number}; only .grad changes:",
+
+    # -- chains --------------------------------------------------------------------------
+    "chain.paths": "{count} paths lead from {root} to {leaf}; the chain rule adds their products:",
+    "chain.matches": "= {leaf}.grad increment of this pass",
+    "chain.mismatch": "differs from the engine's increment {value}",
+    "chain.flow": "gradient along the path: {flow}",
+
+    # -- timeline ------------------------------------------------------------------------
+    "timeline.reset": "between pass {before_pass} and pass {after_pass}, {leaf}.grad was changed from {old} to {new} (zeroed or reset by the script).",
+
+    # -- diagnostics ---------------------------------------------------------------------
+    "diag.none": "No problems found: every leaf that requires grad got its gradient, no nan or inf, no errors.",
+    "diag.accumulation.title": "{leaf}.grad accumulated over {count} backward passes without being zeroed: {sequence}.",
+    "diag.accumulation.why": (
+        "backward() adds into .grad; it never overwrites it. Each pass computed the same "
+        "increment {increment}, so {leaf}.grad grows by {increment} each time. In a training loop "
+        "this makes every update use the sum of all past gradients."),
+    "diag.accumulation.fix": "Zero the gradient before each backward(): optimizer.zero_grad(), or {leaf}.grad = None, or {leaf}.grad.zero_().",
+    "diag.nonleaf_grad.title": "Line {line} reads .grad of a tensor that is not a leaf; it is None.",
+    "diag.nonleaf_grad.why": (
+        "Only leaves (tensors you created with requires_grad=True) keep their gradient in .grad. "
+        "For intermediate results autograd passes the gradient on and drops it, to save memory; "
+        "PyTorch warns when you read it."),
+    "diag.nonleaf_grad.fix": "Call .retain_grad() on the tensor before backward() if you want its .grad, or read .grad of the leaf you meant.",
+    "diag.none_grad.title": "{leaf}.grad is None.",
+    "diag.none_grad.no_requires_grad": (
+        "{leaf} was created with requires_grad=False (the default), so autograd does not track "
+        "it: no graph node leads to it and backward() never computes a gradient for it. This is "
+        "what you want for inputs and targets."),
+    "diag.none_grad.no_requires_grad.fix": "If you need ∂/∂{leaf}, create it with requires_grad=True (or call {leaf}.requires_grad_() before using it).",
+    "diag.none_grad.unused": "{leaf} requires grad, but no backward pass reached it: {reason}",
+    "diag.none_grad.reason.never_used": "no recorded operation used it.",
+    "diag.none_grad.reason.off_path": "the tensors backward() was called on were not computed from it.",
+    "diag.none_grad.reason.no_grad": "its use at line {line} was inside torch.no_grad(), which records no graph.",
+    "diag.none_grad.reason.detach": "at line {line} it goes through .detach(), which cuts the graph.",
+    "diag.none_grad.reason.failed": "the backward call that would have reached it failed (see the error above).",
+    "diag.none_grad.reason.no_pass": "the script never calls backward().",
+    "diag.none_grad.unused.fix": "Compute the loss from {leaf} with grad mode on (outside torch.no_grad(), without .detach()), then call backward() on it.",
+    "diag.none_grad.no_pass.fix": "Call backward() on the result (for example {root}.backward()), or run explain with --of NAME.",
+    "diag.nonleaf_made.why": "{leaf} is not a leaf: it was computed by {node} at line {line} ({expr}), so its .grad stays None. The leaf is the tensor it was computed from.",
+    "diag.nonleaf_made.fix": "Make the final tensor the leaf: create it with requires_grad=True after the conversion (e.g. torch.randn(3, dtype=torch.float64, requires_grad=True)), or read .grad of the original leaf.",
+    "diag.nan.title": "{kind} first appears at {node} (line {line}: {expr}) in backward pass {number}.",
+    "diag.nan.why": "The upstream gradient was finite, but the local derivative {rule} is not finite at the values here ({detail}), so the gradient passed to {target} contains {kind}. Everything downstream inherits it.",
+    "diag.nan.why_forward": "The forward value {expr} is already {kind} at line {line}.",
+    "diag.nan.fix.sqrt": "sqrt'(0) = 1/(2·√0) = inf. Keep the argument away from 0: torch.sqrt(x + eps) or torch.sqrt(x.clamp_min(eps)).",
+    "diag.nan.fix.log": "log'(0) = 1/0 = inf. Use torch.log(x + eps) or torch.log(x.clamp_min(eps)).",
+    "diag.nan.fix.div": "Division by 0 gives inf in the gradient. Add eps to the denominator.",
+    "diag.nan.fix.where": "torch.where does not stop nan/inf from the branch it does not select (0 · inf = nan). Make the unselected branch safe before where, e.g. compute on torch.where(mask, x, 1.0).",
+    "diag.nan.fix.generic": "Find the values where the local derivative blows up and keep the inputs away from them (clamp, add eps).",
+    "diag.error.title": "Line {line}: {type}: {message}",
+    "diag.error.title_noline": "{type}: {message}",
+    "diag.error.caught": "The script caught this error with try/except and went on.",
+    "diag.error.scalar.why": (
+        "{root} has shape {shape}, not a single number. backward() starts from ∂{root}/∂{root}; for a "
+        "scalar that is 1, but for a vector the starting gradient must have one entry per element "
+        "and PyTorch will not guess it."),
+    "diag.error.scalar.fix": (
+        "Reduce to a scalar first ({root}.sum().backward(), as a loss does), or pass the starting "
+        "gradient: {root}.backward(gradient=torch.ones_like({root})). That computes the "
+        "vector-Jacobian product vᵀ·J with v = gradient."),
+    "diag.error.twice.why": (
+        "{node} ({expr}, line {node_line}) needs its saved tensor{saved} to compute its gradient, "
+        "but the backward pass at line {first_line} freed the saved tensors when it finished, "
+        "because it did not pass retain_graph=True."),
+    "diag.error.twice.why_noline": (
+        "A node on this path needs its saved tensors, but an earlier backward pass freed them "
+        "because it did not pass retain_graph=True."),
+    "diag.error.twice.fix": "Pass retain_graph=True to the first backward (e.g. loss.backward(retain_graph=True)), or recompute the forward pass before the second backward.",
+    "diag.error.inplace.why": (
+        "{node} ({expr}, line {node_line}) saved a tensor to compute its gradient, and that tensor "
+        "was changed in place afterwards (its version counter moved). The gradient would use the "
+        "wrong values, so PyTorch refuses."),
+    "diag.error.inplace.fix": "Use the out-of-place form (x = x + 1 instead of x += 1, relu instead of relu_), or .clone() the tensor before modifying it.",
+    "diag.error.leaf_inplace.why": (
+        "An in-place operation would overwrite a leaf that requires grad. Autograd needs the "
+        "leaf's value as it was used, and an in-place change to a leaf cannot be recorded."),
+    "diag.error.leaf_inplace.fix": "Update parameters under torch.no_grad() (with torch.no_grad(): w -= lr * w.grad), or use an out-of-place op.",
+    "diag.error.no_grad_fn.why": (
+        "The tensor backward() was called on has no grad_fn and does not require grad: it was "
+        "computed only from tensors with requires_grad=False, or under torch.no_grad(), or through .detach()."),
+    "diag.error.no_grad_fn.fix": "Create the inputs you want gradients for with requires_grad=True, and compute the loss with grad mode on.",
+    "diag.error.shape.why": "The gradient= tensor must have exactly the shape of the tensor backward() is called on: it holds one entry per output element.",
+    "diag.error.shape.fix": "Pass a gradient of the same shape, e.g. gradient=torch.ones_like(y).",
+    "diag.error.int_grad.why": "Only floating-point tensors can require gradients: derivatives of integer-valued functions are not defined.",
+    "diag.error.int_grad.fix": "Create the tensor as float: torch.tensor([1., 2.], requires_grad=True) or dtype=torch.float32.",
+    "diag.error.unused.why": "torch.autograd.grad was asked for the gradient of an input the output does not depend on.",
+    "diag.error.unused.fix": "Pass allow_unused=True to get None for it, or remove it from inputs.",
+    "diag.error.other.why": "The script stopped with this error before finishing.",
+    "diag.error.other.fix": "See the line above; the message is PyTorch's own.",
+
+    # -- verify --------------------------------------------------------------------------
+    "verify.intro": "Each element of each leaf is moved by ±h (h = {h}) in float64 and the script re-run; (f(x+h) − f(x−h)) / 2h is compared with autograd's gradient for pass {number}.",
+    "verify.largest": "Largest error: {error} ({leaf}{index}).",
+    "verify.ok": "Autograd agrees with the numeric derivative (tolerance {tol}).",
+    "verify.bad": "Autograd and the numeric derivative disagree beyond {tol}; near a kink (relu at 0, abs at 0, max with ties) a one-sided rule and a central difference legitimately differ.",
+    "verify.skipped": "--verify: {reason}",
+    "verify.reason.no_pass": "there is no backward pass to check.",
+    "verify.reason.no_leaf": "no named leaf tensor requires grad.",
+    "verify.reason.root": "the root of pass {number} is not a named tensor of the script.",
+    "verify.reason.grad": "pass {number} is a torch.autograd.grad call; it is not checked.",
+    "verify.too_big": "{leaf}: {count} elements; only the first {limit} are checked.",
+
+    # -- misc ----------------------------------------------------------------------------
+    "no_pass": "The script never calls backward() or torch.autograd.grad, so no gradient was computed (every .grad stays None). Run with --of NAME to explain the backward pass from a tensor.",
+    "pass_error": "This pass stopped with an error; see Diagnostics.",
+    "selection.no_pass": "--pass {number}: the script ran {total} backward pass(es).",
+    "selection.no_leaf": "--wrt {name}: no leaf named {name} was reached by a backward pass.",
+}
+
+EDITIONS: dict[str, dict[str, str]] = {"en": EN}
+
+language = "en"
+
+
+def text(key: str, **values) -> str:
+    """The sentence ``key`` of the current edition with ``values`` filled in."""
+    table = EDITIONS.get(language, EN)
+    template = table.get(key) or EN[key]
+    return template.format(**values)

@@ -1,0 +1,189 @@
+"""Terminal view of an :class:`~autotrace.explain.Explanation` (rich; plain text with
+--no-color or when piped). Words come from :mod:`autotrace.messages`."""
+
+from __future__ import annotations
+
+from ..explain import Explanation, fmt
+from ..messages import text
+
+INDENT = "  "
+
+
+def lines(ex: Explanation):
+    """The explanation as (indent, label, body, style) rows, shared by the text views."""
+    out = []
+
+    def add(level, label, body="", style=""):
+        out.append((level, label, body, style))
+
+    if ex.stdout:
+        add(0, "", text("heading.output"), "bold")
+        for ln in ex.stdout.rstrip("\n").split("\n"):
+            add(1, "", ln, "dim")
+        add(0, "", "")
+    if ex.notes:
+        for n in ex.notes:
+            add(0, "", n, "yellow")
+        add(0, "", "")
+    for p in ex.passes:
+        total = p.number if not ex.passes else max(q.number for q in ex.passes)
+        total = max(total, len(ex.passes))
+        if p.implicit:
+            head = text("heading.pass_implicit", number=p.number, total=total, root=p.root)
+        elif p.line:
+            head = text("heading.pass", number=p.number, total=total, line=p.line, statement=p.statement)
+        else:
+            head = text("heading.pass_noline", number=p.number, total=total, statement=p.statement or "backward()")
+        add(0, "", head, "bold")
+        if p.same_as is not None:
+            add(1, "", text("pass.same_as", number=p.same_as), "")
+            for st in p.steps:
+                if st.kind == "accumulate" and (st.before is not None or st.after is not None):
+                    add(2, text("label.grad", leaf=st.output), f"{fmt(st.before)}  + {fmt(st.increment)}  →  {fmt(st.after)}", "green")
+            add(0, "", "")
+            continue
+        add(1, "", p.seed_text, "")
+        if p.error and not p.steps:
+            add(1, "", text("pass_error"), "red")
+        for s in p.steps:
+            add(0, "", "")
+            where = f"line {s.line}: {s.statement}" if s.line else (s.statement or s.expr or "")
+            if s.kind == "accumulate":
+                add(1, text("label.step", number=s.number), f"{s.node_name}  →  {text('label.leaf', name=s.output)}", "bold cyan")
+            else:
+                add(1, text("label.step", number=s.number), f"{s.node_name}   {where}", "bold cyan")
+            if s.fan_in:
+                add(2, text("label.fan_in"), text("step.fan_in", target=s.output, count=len(s.fan_in)))
+                add(3, "", " + ".join(fmt(v) for _, v in s.fan_in) + " = " + fmt(s.upstream), "")
+            if s.kind == "accumulate":
+                if s.before is not None or s.after is not None:
+                    add(2, text("label.grad", leaf=s.output),
+                        f"{fmt(s.before)}  + {fmt(s.increment)}  →  {fmt(s.after)}", "green")
+                else:
+                    add(2, text("label.upstream"), f"{s.upstream_symbol} = {fmt(s.upstream)}")
+                if s.remark:
+                    add(2, "", s.remark, "dim")
+                continue
+            add(2, text("label.upstream"), f"{s.upstream_symbol} = {fmt(s.upstream)}")
+            if s.remark:
+                add(2, "", s.remark, "red" if s.failed else "dim")
+            for e in s.edges:
+                if e.target_node is None:
+                    add(2, e.target, e.note or "", "dim")
+                    continue
+                if e.rule:
+                    add(2, text("label.rule"), e.rule)
+                if e.numbers:
+                    add(2, text("label.numbers"), e.numbers)
+                add(2, text("label.to", target=e.target), e.formula or fmt(e.grad), "green")
+                if e.note:
+                    add(3, "", e.note, "dim")
+        if p.chains:
+            add(0, "", "")
+            add(1, "", text("heading.chains"), "bold")
+            for c in p.chains:
+                if c.remark:
+                    add(2, "", c.remark)
+                for f in c.paths:
+                    add(2, "", f)
+                if c.total:
+                    add(2, "", c.total)
+                if c.matches:
+                    add(3, "", text("chain.matches", leaf=c.leaf) + f" ({fmt(c.value)})", "green")
+                elif c.matches is False:
+                    add(3, "", text("chain.mismatch", value=fmt(c.value)), "red")
+        add(0, "", "")
+    if ex.timeline and any(len(v) > 1 or any(e.reset for e in v) for v in ex.timeline.values()):
+        add(0, "", text("heading.timeline"), "bold")
+        for leaf, entries in ex.timeline.items():
+            seq = [fmt(entries[0].before)]
+            for e in entries:
+                if e.reset:
+                    seq.append(f"[{fmt(e.before)}]")
+                seq.append(f"+{fmt(e.increment)} → {fmt(e.after)}")
+            add(1, f"{leaf}.grad", "  ".join(seq))
+            for e in entries:
+                if e.reset:
+                    add(2, "", e.reset, "dim")
+        add(0, "", "")
+    if ex.final_grads:
+        add(0, "", text("heading.result"), "bold")
+        for leaf, grad in ex.final_grads.items():
+            add(1, "", f"{leaf}.grad = {fmt(grad)}", "green" if grad is not None else "yellow")
+        add(0, "", "")
+    add(0, "", text("heading.diagnostics"), "bold")
+    if not ex.diagnostics:
+        add(1, "", text("diag.none"), "green")
+    for d in ex.diagnostics:
+        style = {"error": "bold red", "warning": "bold yellow"}.get(d.severity, "bold")
+        add(1, "•", d.title, style)
+        if d.why:
+            add(2, text("label.why"), d.why)
+        if d.fix:
+            add(2, text("label.fix"), d.fix)
+    return out
+
+
+def render(ex: Explanation, console) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    width = console.width
+    rows = lines(ex)
+    for level, label, body, style in rows:
+        pad = INDENT * level
+        if label:
+            head = f"{pad}{label}: " if label != "•" else f"{pad}• "
+        else:
+            head = pad
+        t = Text()
+        t.append(head, style="bold" if label and label != "•" else "")
+        t.append(body, style=style)
+        _print_wrapped(console, t, len(head), width)
+    v = ex.verification
+    if v is not None:
+        console.print()
+        console.print(Text(text("heading.verify"), style="bold"))
+        if v.rows:
+            console.print(Text(INDENT + text("verify.intro", h="1e-6", number=v.pass_number)))
+            table = Table(show_header=True, box=None, padding=(0, 2), pad_edge=True)
+            for col in ("col.leaf", "col.element", "col.analytic", "col.numeric", "col.error"):
+                table.add_column(text(col), justify="left" if col in ("col.leaf", "col.element") else "right")
+            for r in v.rows:
+                table.add_row(r.leaf, _index(r.index), _g(r.analytic), _g(r.numeric), f"{r.error:.2e}")
+            console.print(table)
+            L = v.largest
+            console.print(Text(INDENT + text("verify.largest", error=f"{L.error:.2e}", leaf=L.leaf, index=_index(L.index, bracket=True))))
+            console.print(Text(INDENT + (text("verify.ok", tol="1e-3") if v.ok else text("verify.bad", tol="1e-3")),
+                               style="green" if v.ok else "red"))
+        for n in v.notes:
+            console.print(Text(INDENT + n, style="yellow"))
+
+
+def _g(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def _index(idx, bracket=False) -> str:
+    if not idx:
+        return "" if bracket else "-"
+    return "[" + ", ".join(str(i) for i in idx) + "]"
+
+
+def _print_wrapped(console, t, hang: int, width: int) -> None:
+    """Print with continuation lines indented under the body (hanging indent)."""
+    from rich.text import Text
+
+    plain = t.plain
+    if len(plain) <= width or width <= hang + 20:
+        console.print(t, soft_wrap=True)
+        return
+    body = t[hang:]
+    wrapped = body.wrap(console, width - hang)
+    first = True
+    for line in wrapped:
+        out = Text()
+        out.append_text(t[:hang] if first else Text(" " * hang))
+        out.append_text(line)
+        console.print(out, soft_wrap=True)
+        first = False
