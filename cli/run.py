@@ -33,7 +33,8 @@ def run(
         sys.stdout.write(render_json.render(trace) + "\n")
     else:
         from autotrace.render import console as render_console
-        render_console.run_report(trace, common.console(no_color=no_color, width=width))
+        render_console.run_report(trace, common.console(no_color=no_color, width=width),
+                                  common.console(stderr=True, no_color=no_color, width=width))
     sys.stdout.flush()
     if trace.error is not None:
         # the JSON document (with "error") is on stdout; the diagnostic goes to stderr either way

@@ -30,7 +30,8 @@ def _dtype_name(a) -> str:
     return {"float32": "float32", "float64": "float64", "int64": "int64", "bool": "bool"}.get(str(a.dtype), str(a.dtype))
 
 
-def run_report(trace: Trace, console) -> None:
+def run_report(trace: Trace, console, err_console=None) -> None:
+    """The report on ``console``; warnings (diagnostics) on ``err_console`` when given."""
     from rich.table import Table
     from rich.text import Text
     from rich.tree import Tree
@@ -40,7 +41,7 @@ def run_report(trace: Trace, console) -> None:
     if trace.warnings:
         for w in trace.warnings:
             where = f"line {w['line']}: " if w.get("line") else ""
-            console.print(Text(f"[warning] {where}{w['category']}: {w['message']}", style="yellow"))
+            (err_console or console).print(Text(f"[warning] {where}{w['category']}: {w['message']}", style="yellow"))
 
     tensors = [v for v in trace.variables.values() if v.kind == "tensor"]
     if tensors:
