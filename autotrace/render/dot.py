@@ -440,7 +440,8 @@ def build(trace, opts: GraphOptions | None = None):
                    label=_label(", ".join(names) if names else "(unnamed leaf)", lines,
                                 small=[_where(n)] if not names else ()),
                    tooltip=_tooltip(f"leaf tensor {', '.join(names)}".rstrip(),
-                                    "requires_grad=True", n.line and f"line {n.line}: {n.statement or ''}"),
+                                    "requires_grad=True",
+                                    n.line and f"first used on line {n.line}: {n.statement or ''}"),
                    fillcolor=LEAF_COLOR)
             acc = []
             if opts.values and c in steps and steps[c].grad_in and steps[c].grad_in[0] is not None:
