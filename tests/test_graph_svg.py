@@ -1,0 +1,88 @@
+"""autotrace.render.svg: choosing dot / pygraphviz / a clear error, and atomic writes."""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+
+import pytest
+
+from autotrace.render import svg
+
+from test_graph_dot import need_dot
+
+SMALL = 'digraph { a [label=<<B>x</B>>] a -> b }\n'
+
+
+def test_dot_format_needs_nothing(monkeypatch):
+    monkeypatch.setattr(svg, "find_dot", lambda: None)
+    monkeypatch.setattr(svg, "_pygraphviz", lambda: None)
+    assert svg.render(SMALL, "dot") == SMALL.encode()
+
+
+def test_unavailable_message(monkeypatch):
+    monkeypatch.setattr(svg, "find_dot", lambda: None)
+    monkeypatch.setattr(svg, "_pygraphviz", lambda: None)
+    with pytest.raises(svg.RenderUnavailable) as e:
+        svg.render(SMALL, "svg")
+    msg = str(e.value)
+    assert msg.startswith("cannot render SVG: Graphviz's `dot` program is not on PATH")
+    assert "apt-get install graphviz" in msg and "pip install 'autotrace[render]'" in msg
+    assert "`--format dot` works now" in msg
+
+
+def test_pygraphviz_fallback(monkeypatch):
+    calls = []
+
+    class AGraph:
+        def __init__(self, string):
+            calls.append(string)
+
+        def draw(self, format, prog):
+            calls.append((format, prog))
+            return b"<svg/>"
+
+    monkeypatch.setattr(svg, "find_dot", lambda: None)
+    monkeypatch.setitem(sys.modules, "pygraphviz", types.SimpleNamespace(AGraph=AGraph))
+    assert svg.render(SMALL, "svg") == b"<svg/>"
+    assert calls == [SMALL, ("svg", "dot")]
+
+
+def test_broken_pygraphviz_counts_as_missing(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pygraphviz", None)      # import raises ImportError
+    assert svg._pygraphviz() is None
+
+
+def test_dot_executable_used(tmp_path):
+    need_dot()
+    out = svg.render(SMALL, "svg")
+    assert b"<svg" in out and b">x</text>" in out
+
+
+def test_dot_failure_is_reported():
+    need_dot()
+    with pytest.raises(svg.RenderFailed, match="Graphviz dot failed"):
+        svg.render("digraph { a -> }", "svg")
+
+
+def test_write_atomic_replaces_whole(tmp_path):
+    target = tmp_path / "g.svg"
+    target.write_bytes(b"old")
+    svg.write_atomic(str(target), b"new contents")
+    assert target.read_bytes() == b"new contents"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.svg"]
+
+
+def test_write_atomic_failure_leaves_old_file(tmp_path, monkeypatch):
+    target = tmp_path / "g.svg"
+    target.write_bytes(b"old")
+
+    def boom(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(OSError):
+        svg.write_atomic(str(target), b"new")
+    assert target.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.svg"]   # the temporary file is gone
