@@ -299,6 +299,8 @@ class _Graph:
         seg = lambda e: ast.get_source_segment(src, e)  # noqa: E731
         op = n.op
         names = getattr(op, "inputs", ())
+        if not _op_matches(tree, getattr(op, "name", "")):
+            return None
         if isinstance(tree, ast.BinOp):
             left, right = tree.left, tree.right
             pair = [seg(left), seg(right)]
@@ -327,6 +329,26 @@ class _Graph:
                     out[k] = v
             return out
         return None
+
+
+_BINOPS = {ast.Add: ("add",), ast.Sub: ("sub", "rsub", "rsub_scalar"), ast.Mult: ("mul", "mul_scalar"),
+           ast.Div: ("div", "div_scalar", "mul"), ast.Pow: ("pow", "pow_tensor", "pow_scalar_base"),
+           ast.MatMult: ("mm", "mv", "dot", "matmul_batched", "bmm")}
+
+
+def _op_matches(tree, opname: str) -> bool:
+    """Whether the expression's outermost operation is the recorded op (so its operands
+    are the op's inputs)."""
+    if isinstance(tree, ast.BinOp):
+        return opname in _BINOPS.get(type(tree.op), ())
+    if isinstance(tree, ast.UnaryOp):
+        return isinstance(tree.op, ast.USub) and opname == "neg"
+    if isinstance(tree, ast.Call):
+        f = tree.func
+        fname = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        base = opname.split("_")[0]
+        return fname in (opname, base) or fname.rstrip("_") == base
+    return False
 
 
 def _is_number(e) -> bool:

@@ -1,0 +1,70 @@
+"""Markdown view of an explanation: headings per pass, a list per step, formulas in code
+spans — for a teacher to paste into notes or a slide."""
+
+from __future__ import annotations
+
+from ..explain import Explanation
+from ..messages import text
+from .explain_console import lines
+
+
+def render(ex: Explanation) -> str:
+    out = [f"# {text('title', script=ex.script)}", ""]
+    in_code = False
+    for level, label, body, style in lines(ex):
+        if not label and not body:
+            if in_code:
+                out.append("```")
+                in_code = False
+            out.append("")
+            continue
+        if level == 0 and "bold" in style:
+            if in_code:
+                out.append("```")
+                in_code = False
+            out.append(f"## {body}")
+            out.append("")
+            continue
+        if style == "dim" and level == 1 and not label:     # the script's printed output
+            if not in_code:
+                out.append("```")
+                in_code = True
+            out.append(body)
+            continue
+        if in_code:
+            out.append("```")
+            in_code = False
+        indent = "  " * max(0, level - 1)
+        if label == "•":
+            out.append(f"{indent}- **{body}**")
+        elif label and "bold" in style:
+            out.append(f"{indent}- **{label}**: `{body}`" if "Backward" in body or "AccumulateGrad" in body else f"{indent}- **{label}**: {body}")
+        elif label:
+            out.append(f"{indent}- {label}: `{body}`" if _formula(body) else f"{indent}- {label}: {body}")
+        elif level >= 2 and _formula(body):
+            out.append(f"{indent}- `{body}`")
+        else:
+            out.append(f"{indent}- {body}" if level >= 2 else body)
+    if in_code:
+        out.append("```")
+    v = ex.verification
+    if v is not None:
+        out += ["", f"## {text('heading.verify')}", ""]
+        if v.rows:
+            out.append(text("verify.intro", h="1e-6", number=v.pass_number))
+            out.append("")
+            cols = [text(c) for c in ("col.leaf", "col.element", "col.analytic", "col.numeric", "col.error")]
+            out.append("| " + " | ".join(cols) + " |")
+            out.append("|" + "---|" * len(cols))
+            for r in v.rows:
+                idx = "[" + ", ".join(map(str, r.index)) + "]" if r.index else "-"
+                out.append(f"| {r.leaf} | {idx} | {r.analytic:.6g} | {r.numeric:.6g} | {r.error:.2e} |")
+            out.append("")
+            out.append(text("verify.ok", tol="1e-3") if v.ok else text("verify.bad", tol="1e-3"))
+        for n in v.notes:
+            out.append(n)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _formula(s: str) -> bool:
+    return ("∂" in s or "→" in s or s[:1] in "[-0123456789") and len(s) < 160 and ". " not in s
