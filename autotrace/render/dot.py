@@ -534,13 +534,17 @@ def _legend(g, opts, chosen, saved_any, none_any, collapsed_any):
     if none_any:
         rows.append((None, "None: input that needs no gradient"))
     if opts.pass_number is not None:
-        rows.append((None, f"red outline: run by backward pass {opts.pass_number}"))
+        rows.append(("pass", f"red outline: run by backward pass {opts.pass_number}"))
     if opts.values and chosen is not None:
         rows.append((None, f"edge label: gradient sent back along the edge (pass {chosen.index + 1})"))
     cells = []
     for color, text in rows:
-        swatch = (f'<TD BGCOLOR="{color}" WIDTH="14" HEIGHT="10" BORDER="1"></TD>' if color
-                  else '<TD WIDTH="14" HEIGHT="10"></TD>')
+        if color == "pass":
+            swatch = f'<TD BGCOLOR="{NODE_COLOR}" COLOR="{PASS_COLOR}" WIDTH="14" HEIGHT="10" BORDER="2"></TD>'
+        elif color:
+            swatch = f'<TD BGCOLOR="{color}" WIDTH="14" HEIGHT="10" BORDER="1"></TD>'
+        else:
+            swatch = '<TD WIDTH="14" HEIGHT="10"></TD>'
         cells.append(f'<TR>{swatch}<TD ALIGN="LEFT">{html_text(text)}</TD></TR>')
     label = ('<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="2" CELLPADDING="1">'
              '<TR><TD COLSPAN="2" ALIGN="LEFT"><B>legend</B></TD></TR>' + "".join(cells) + "</TABLE>>")
