@@ -315,7 +315,7 @@ def _call(fn, grads):
     if fn.saved is None and fn.had_saved:
         raise RuntimeError(SAVED_FREED)
     ctx = Context(fn)
-    if fn.n_outputs == 1:
+    if fn.n_outputs == 1 and "out_meta" not in fn.attrs:  # multi-output ops take a list
         g = grads[0]
         if g is None:
             return [None] * len(fn.next_functions)

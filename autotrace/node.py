@@ -57,7 +57,7 @@ class SavedTensor:
         if is_output:
             self.tensor = None
             self.data = tensor._data
-            self.requires_grad = tensor.requires_grad
+            self.requires_grad = True  # an op output that gets a node always requires grad
             self.output_nr = tensor._output_nr
         else:
             self.tensor = tensor
@@ -166,7 +166,9 @@ class Node:
             self.rec = None
 
     def name(self) -> str:
-        return self.op.node
+        """PyTorch's ``name()``: the node class name, C++-qualified for CopySlices."""
+        n = self.op.node
+        return "torch::autograd::CopySlices" if n == "CopySlices" else n
 
     @property
     def requires_grad(self) -> bool:

@@ -90,7 +90,7 @@ def _describe(v):
         return {
             "kind": "tensor", "shape": list(v.shape), "dtype": v.dtype.name,
             "value": _to_json(v._data.tolist()), "requires_grad": v.requires_grad,
-            "is_leaf": v.is_leaf, "grad_fn": v.grad_fn.name() if v.grad_fn is not None else None,
+            "is_leaf": v.is_leaf, "grad_fn": v.grad_fn.op.node if v.grad_fn is not None else None,
             "grad": _to_json(g._data.tolist()) if g is not None else None,
         }
     if isinstance(v, bool):

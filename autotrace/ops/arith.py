@@ -146,7 +146,7 @@ def DIV(ctx, g):
     vjp={"self": "0", "other": "0"}, local={"self": "0", "other": "0"})
 def DIV_MODE(ctx, g):
     from .unary import zeros_like_grad
-    return (zeros_like_grad(g) if ctx.needs(0) else None, None)
+    return (zeros_like_grad(g) if ctx.needs(0) else None, zeros_like_grad(g) if ctx.needs(1) else None)
 
 
 @export(torch=("div", "divide", "true_divide"), tensor=("div", "divide", "true_divide"))
@@ -418,18 +418,32 @@ def _rfloordiv_op(self, other):
     return div(wrap_scalar(other) if isinstance(other, _SCALARS) else other, self, rounding_mode="floor")
 
 
-@export(tensor=("__mod__", "remainder", "fmod"), torch=("remainder",))
-def remainder(input, other):
-    a, b, ad, bd, dt = _binary(input, other)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.mod(ad, bd)
-    return make(_REMAINDER, _arr(out), (a, b), dtype=dt)
+def _mod_op(name, node_scalar, node_tensor, npfn, rule):
+    o_s = op(name + "_scalar", node_scalar, ("self",), vjp={"self": "grad"}, local={"self": "1"})(
+        lambda ctx, g: (g,))
+    o_t = op(name, node_tensor, ("self", "other"), vjp={"self": "grad", "other": f"-grad * {rule}(self / other)"},
+             local={"self": "1", "other": f"-{rule}(self/other)"})(
+        lambda ctx, g: (g if ctx.needs(0) else None,
+                        (-g * (ctx.self / ctx.other).__getattribute__(rule)()) if ctx.needs(1) else None))
+
+    def fn(input, other):
+        a, b, ad, bd, dt = _binary(input, other)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = npfn(ad, bd)
+        if isinstance(other, _SCALARS):
+            return make(o_s, _arr(out), (a,), dtype=dt)
+        save = {"self": a, "other": b} if b._requires_grad else None
+        return make(o_t, _arr(out), (a, b), save=save, dtype=dt)
+    fn.__name__ = name
+    fn.__doc__ = (f"torch.{name}: {node_scalar} for a Python-number divisor (one edge), {node_tensor} for a "
+                  f"tensor divisor (other's gradient -grad·{rule}(self/other)).")
+    return fn
 
 
-@op("remainder", "RemainderBackward0", ("self", "other"),
-    vjp={"self": "grad", "other": "-grad * floor(self / other)"}, local={"self": "1", "other": "-floor(self/other)"})
-def _REMAINDER(ctx, g):
-    return (g if ctx.needs(0) else None, None)
+remainder = export(tensor=("__mod__", "remainder"), torch=("remainder",), name="remainder")(
+    _mod_op("remainder", "RemainderBackward0", "RemainderBackward1", np.mod, "floor"))
+fmod = export(tensor=("fmod",), torch=("fmod",), name="fmod")(
+    _mod_op("fmod", "FmodBackward0", "FmodBackward1", np.fmod, "trunc"))
 
 
 # -- in-place ------------------------------------------------------------------------

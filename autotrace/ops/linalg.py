@@ -124,7 +124,14 @@ def matmul(input, other):
         return squeeze_result_(mm(input.unsqueeze(0), other), (0,))
     if da == 2 and db == 2:
         return mm(input, other)
-    if _should_fold(input, other) or _should_fold(other, input):
+    if da == 3 and db == 3 and grad_mode.enabled:
+        # torch 2.13 squeezes a batch-of-one operand that requires grad and folds to mm
+        n1, n2 = input._data.shape[0], other._data.shape[0]
+        if n2 == 1 and n1 != 1 and other._requires_grad:
+            return matmul(input, other.squeeze(0))
+        if n1 == 1 and n2 != 1 and input._requires_grad:
+            return matmul(input.squeeze(0), other)
+    if _should_fold(input, other):
         return _folded_matmul(input, other)
     return _batched_matmul(input, other)
 
@@ -134,7 +141,7 @@ def _should_fold(t1, t2) -> bool:
     rows and use mm/mv when the smaller one (≤2-d) requires grad, or when the fold
     needs no copy."""
     larger = t1.ndim >= t2.ndim
-    big = t1._data if larger else np.swapaxes(t2._data, -1, -2)
+    big = t1._data if larger else np.swapaxes(t2._data, -1, -2) if t2.ndim >= 2 else t2._data
     dim_small = t2.ndim if larger else t1.ndim
     if not (big.ndim >= 3 and dim_small <= 2):
         return False
@@ -202,16 +209,6 @@ def _batched_matmul(tensor1, tensor2):
     if d2 == 1:
         r = r.squeeze(-1)
     return unsafe_view(r, out_shape)
-
-
-@op("matmul_batched", "BmmBackward0", ("self", "mat2"),
-    vjp={"self": "grad @ mat2ᵀ (summed over broadcast batch dims)", "mat2": "selfᵀ @ grad (summed over broadcast batch dims)"},
-    local={"self": "∂L/∂Y · Bᵀ", "mat2": "Aᵀ · ∂L/∂Y"})
-def MATMUL_BATCHED(ctx, g):
-    a, b = ctx.self, ctx.mat2
-    gs = matmul(g, b.transpose(-1, -2)) if ctx.needs(0) else None
-    gm = matmul(a.transpose(-1, -2), g) if ctx.needs(1) else None
-    return gs, gm
 
 
 @export(torch=("addmm",), tensor=("addmm",))

@@ -454,7 +454,7 @@ def VAR(ctx, g):
 
 
 @op("std", "StdBackward0", ("self",),
-    vjp={"self": "grad * (self - self.mean(dim, keepdim=True)) / ((N - correction) * result)"},
+    vjp={"self": "grad * (self - self.mean(dim, keepdim=True)) / ((N - correction) * result)  (0 where result = 0)"},
     local={"self": "(self − mean)/((N − correction)·std)"})
 def STD(ctx, g):
     x, dims, keepdim = ctx.self, ctx.dim, ctx.keepdim
@@ -464,7 +464,10 @@ def STD(ctx, g):
     if dims is not None:
         g = expand_back(g, x.shape, dims, keepdim)
         r = expand_back(r, x.shape, dims, keepdim)
-    return (g * (x - m) / (r * denom if denom else r * 0),)
+    from .unary import where, zeros_like_grad
+    gv = g / (r * 2)
+    gv = where(r == 0, zeros_like_grad(gv), gv)
+    return (gv * (x - m) * (2.0 / denom if denom else float("inf")),)
 
 
 def _var_impl(input, dim, unbiased, keepdim, correction, kind):

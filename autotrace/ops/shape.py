@@ -444,7 +444,7 @@ def stack(tensors, dim=0):
     return make(STACK, out, tuple(tensors), attrs={"dim": d, "n": len(tensors)}, dtype=dt)
 
 
-@op("narrow", "NarrowBackward0", ("self",), vjp={"self": "grad placed back at [start, start+length) along dim"}, local={"self": "1"})
+@op("narrow", "SliceBackward0", ("self",), vjp={"self": "grad placed back at [start, start+length) along dim"}, local={"self": "1"})
 def NARROW(ctx, g):
     from .indexing import pad_back
     return (pad_back(g, ctx.self_sym_sizes, ctx.dim, ctx.start),)
