@@ -1,0 +1,283 @@
+"""The builtins scripts see, and a safe ``math`` namespace.
+
+Only the names in :data:`BUILTINS` exist for scripts. Types (``int``, ``str``,
+``list``, ...) and exception classes are the real ones, so ``isinstance`` and
+``except`` behave like Python's; the guard gives scripts none of their attributes,
+and calls of ``str``/``list``/``tuple``/``dict``/``set`` are redirected to the
+size-limited versions in :data:`~autotrace.interpreter.ops.SAFE_CTORS`. Functions that
+consume iterables (``sum``, ``min``, ``sorted``, ...) iterate with step counting and
+the sequence limit instead of looping unboundedly in C.
+"""
+
+from __future__ import annotations
+
+import builtins as _py
+import math as _math
+
+from .guard import has_attr
+from .limits import RT, int_limit
+from .ops import (CONTAINERS, add, deep_check, mul, pow_, safe_callable, safe_format,
+                  safe_repr, safe_str, take)
+from .values import CaughtException
+
+_NO = object()
+
+
+def _named(name: str):
+    def deco(f):
+        f.__name__ = name
+        f.__qualname__ = name
+        return f
+    return deco
+
+
+@_named("print")
+def print_(*args, sep=" ", end="\n", file=None, flush=False):
+    """print() into the run's captured stdout (``file=`` is refused)."""
+    if file is not None:
+        raise TypeError("print(file=...) is not supported in autotrace scripts: output always goes to stdout")
+    if sep is None:
+        sep = " "
+    elif type(sep) is not str:
+        raise TypeError(f"sep must be None or a string, not {type(sep).__name__}")
+    if end is None:
+        end = "\n"
+    elif type(end) is not str:
+        raise TypeError(f"end must be None or a string, not {type(end).__name__}")
+    if len(args) == 1:
+        text = safe_str(args[0]) + end
+    else:
+        text = sep.join([safe_str(a) for a in args]) + end
+    RT.write(text)
+
+
+def _minmax(name, f):
+    @_named(name)
+    def mm(*args, key=_NO, default=_NO):
+        if not args:
+            raise TypeError(f"{name} expected at least 1 argument, got 0")
+        if len(args) == 1:
+            items = take(args[0])
+        else:
+            if default is not _NO:
+                raise TypeError(f"Cannot specify a default for {name}() with multiple positional arguments")
+            items = args
+        deep_check(items if type(items) in CONTAINERS else list(items))
+        kw = {}
+        if key is not _NO:
+            kw["key"] = safe_callable(key)
+        if default is not _NO:
+            kw["default"] = default
+        return f(items, **kw)
+    return mm
+
+
+min_ = _minmax("min", _py.min)
+max_ = _minmax("max", _py.max)
+
+_NUMS = frozenset({int, float, bool})
+
+
+@_named("sum")
+def sum_(iterable, /, start=0):
+    """sum() with checked additions (sizes of sequences) and step counting."""
+    if type(start) is str:
+        raise TypeError("sum() can't sum strings [use ''.join(seq) instead]")
+    items = take(iterable)
+    if type(start) in _NUMS and set(map(type, items)) <= _NUMS:
+        return _py.sum(items, start)
+    acc = start
+    for x in items:
+        acc = add(acc, x)
+    return acc
+
+
+@_named("sorted")
+def sorted_(iterable, /, *, key=None, reverse=False):
+    items = list(take(iterable))
+    deep_check(items)
+    RT.charge(len(items))
+    items.sort(key=safe_callable(key), reverse=reverse)
+    return items
+
+
+def _truth(name, want):
+    @_named(name)
+    def f(iterable, /):
+        st = RT
+        n = 0
+        for v in iterable:
+            if bool(v) is want:
+                st.charge(n & 1023)
+                return want
+            n += 1
+            if not n & 1023:
+                st.charge(1024)
+        st.charge(n & 1023)
+        return not want
+    return f
+
+
+any_ = _truth("any", True)
+all_ = _truth("all", False)
+
+
+@_named("map")
+def map_(func, iterable, /, *iterables):
+    return _py.map(safe_callable(func), iterable, *iterables)
+
+
+@_named("filter")
+def filter_(func, iterable, /):
+    return _py.filter(safe_callable(func), iterable)
+
+
+@_named("iter")
+def iter_(obj, *sentinel):
+    if sentinel:
+        return _py.iter(safe_callable(obj), *sentinel)
+    return _py.iter(obj)
+
+
+@_named("isinstance")
+def isinstance_(obj, classinfo, /):
+    if type(obj) is CaughtException:
+        obj = obj._exc
+    return _py.isinstance(obj, classinfo)
+
+
+@_named("hasattr")
+def hasattr_(obj, name, /):
+    return has_attr(obj, name)
+
+
+@_named("pow")
+def pow_builtin(base, exp, mod=None):
+    return pow_(base, exp, mod)
+
+
+@_named("repr")
+def repr_(obj, /):
+    return safe_repr(obj)
+
+
+@_named("format")
+def format_(value, format_spec="", /):
+    return safe_format(value, format_spec)
+
+
+EXCEPTIONS = {
+    c.__name__: c for c in (
+        Exception, RuntimeError, ValueError, TypeError, IndexError, KeyError,
+        ZeroDivisionError, AssertionError, ArithmeticError, LookupError,
+        NotImplementedError, StopIteration, AttributeError, NameError, OverflowError,
+        UserWarning, Warning)
+}
+
+#: every name scripts can use without binding it
+BUILTINS: dict[str, object] = {
+    "print": print_, "len": _py.len, "range": _py.range, "abs": _py.abs, "min": min_,
+    "max": max_, "sum": sum_, "round": _py.round, "float": _py.float, "int": _py.int,
+    "bool": _py.bool, "str": _py.str, "list": _py.list, "tuple": _py.tuple,
+    "dict": _py.dict, "set": _py.set, "zip": _py.zip, "enumerate": _py.enumerate,
+    "isinstance": isinstance_, "sorted": sorted_, "reversed": _py.reversed, "any": any_,
+    "all": all_, "map": map_, "filter": filter_, "pow": pow_builtin, "divmod": _py.divmod,
+    "repr": repr_, "format": format_, "iter": iter_, "next": _py.next, "hasattr": hasattr_,
+    "callable": _py.callable,
+    **EXCEPTIONS,
+}
+
+
+# ---------------------------------------------------------------------------
+# namespaces
+
+class ScriptNamespace:
+    """A module-like object for scripts: every attribute given is readable.
+
+    ``ScriptNamespace("math", {"pi": 3.14, ...})``; the allow-list is the instance
+    attribute ``_script_attrs`` (what the guard looks for on namespaces).
+    ``setattrs`` names attributes scripts may assign.
+    """
+
+    def __init__(self, name: str, attrs: dict, setattrs=()):
+        self.__dict__.update(attrs)
+        self._script_attrs = frozenset(attrs)
+        self._script_setattrs = frozenset(setattrs)
+        self._name = name
+
+    def __repr__(self):
+        return f"<module {self._name!r}>"
+
+
+def _bits_of_lgamma(lg: float) -> float:
+    return lg / _math.log(2)
+
+
+def _check_int_result_bits(bits: float, what: str) -> None:
+    if bits > RT.max_bits + 1:
+        raise int_limit(bits, what)
+
+
+def _m_factorial(n, /):
+    if type(n) in (int, bool) and n > 20:
+        _check_int_result_bits(_bits_of_lgamma(_math.lgamma(min(n, 10**15) + 1)), "math.factorial")
+    return _math.factorial(n)
+
+
+def _m_comb(n, k, /):
+    if type(n) in (int, bool) and type(k) in (int, bool) and 0 <= k <= n and n > 60:
+        n2 = min(n, 10**15)
+        k2 = min(k, n2)
+        lg = _math.lgamma(n2 + 1) - _math.lgamma(k2 + 1) - _math.lgamma(n2 - k2 + 1)
+        _check_int_result_bits(_bits_of_lgamma(lg), "math.comb")
+    return _math.comb(n, k)
+
+
+def _m_perm(n, k=None, /):
+    if type(n) in (int, bool) and n > 20 and (k is None or (type(k) in (int, bool) and 0 <= k <= n)):
+        n2 = min(n, 10**15)
+        k2 = n2 if k is None else min(k, n2)
+        lg = _math.lgamma(n2 + 1) - _math.lgamma(n2 - k2 + 1)
+        _check_int_result_bits(_bits_of_lgamma(lg), "math.perm")
+    return _math.perm(n, k)
+
+
+def _m_prod(iterable, /, *, start=1):
+    acc = start
+    for x in take(iterable):
+        acc = mul(acc, x)
+    return acc
+
+
+def _m_fsum(iterable, /):
+    return _math.fsum(take(iterable))
+
+
+def _m_lcm(*ints):
+    if sum(i.bit_length() for i in ints if type(i) in (int, bool)) > RT.max_bits + 1:
+        raise int_limit(sum(i.bit_length() for i in ints if type(i) in (int, bool)), "math.lcm")
+    return _math.lcm(*ints)
+
+
+def _m_dist(p, q, /):
+    return _math.dist(take(p), take(q))
+
+
+_MATH_PLAIN = (
+    "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
+    "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+    "floor", "ceil", "trunc", "fabs", "fmod", "hypot", "isclose", "isfinite", "isinf",
+    "isnan", "copysign", "degrees", "radians", "erf", "erfc", "gamma", "lgamma", "pow",
+    "gcd", "isqrt", "ldexp", "frexp", "modf", "remainder", "nextafter", "ulp", "cbrt",
+    "pi", "e", "tau", "inf", "nan",
+)
+
+
+def make_math_module() -> ScriptNamespace:
+    """A ``math`` namespace for ``modules["math"]``: the pure functions and constants of
+    Python's math module, with the ones that can build huge integers or consume
+    iterables (factorial, comb, perm, prod, lcm, fsum, dist) size-checked."""
+    attrs = {n: getattr(_math, n) for n in _MATH_PLAIN if hasattr(_math, n)}
+    attrs.update(factorial=_m_factorial, comb=_m_comb, perm=_m_perm, prod=_m_prod,
+                 fsum=_m_fsum, lcm=_m_lcm, dist=_m_dist)
+    return ScriptNamespace("math", attrs)

@@ -1,0 +1,246 @@
+"""Resource limits of a script run and the run-time counters that enforce them.
+
+:class:`Limits` is the caller's configuration. :data:`RT` is the one :class:`RunState`
+of the process: the compiled closures of every program count their steps in it, so
+one run can be active at a time (``run_program`` is not reentrant).
+
+Step accounting is bulk and cheap: a block adds its number of statements when it is
+entered, a loop adds ``1 + len(body)`` per iteration, a script function call adds
+``1 + len(body)``. When ``steps`` passes ``check_at`` the slow :meth:`RunState.tick`
+reads the wall clock; the distance between two ticks adapts (at most 1,000 steps,
+fewer when statements are slow) so that the time limit is honoured even when single
+statements take long. A ``SIGALRM`` backstop (main thread only) ends runs that hang
+inside engine code without returning to the interpreter.
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass
+
+_monotonic = time.monotonic
+
+
+@dataclass
+class Limits:
+    """Limits of one script run (each has a CLI option to raise it)."""
+
+    timeout: float = 10.0            # wall-clock seconds for the whole run
+    max_steps: int = 50_000_000      # executed statements + loop iterations + calls
+    max_loop_iterations: int = 10_000_000   # per loop
+    max_recursion: int = 200         # depth of script function calls
+    max_output: int = 1_000_000      # characters printed
+    max_sequence: int = 10_000_000   # length of a str/list/tuple/dict the script builds
+    max_int_bits: int = 4096         # results of int ** / << / * larger than this are refused
+
+
+#: CLI option that raises each limit (used in the messages; the CLI may rename them here).
+OPTIONS: dict[str, str] = {
+    "timeout": "--timeout",
+    "max_steps": "--max-steps",
+    "max_loop_iterations": "--max-loop-iterations",
+    "max_recursion": "--max-recursion",
+    "max_output": "--max-output",
+    "max_sequence": "--max-sequence",
+    "max_int_bits": "--max-int-bits",
+}
+
+#: how deeply builtin containers may nest when printed, compared or hashed
+MAX_CONTAINER_DEPTH = 100
+
+
+class LimitExceeded(BaseException):
+    """A limit was reached. A BaseException so that neither scripts (``except
+    Exception``) nor engine code catch it. ``limit`` names the Limits field (or
+    "nesting", "memory", "recursion")."""
+
+    def __init__(self, limit: str, message: str):
+        super().__init__(message)
+        self.limit = limit
+        self.message = message
+
+
+def _num(v: float) -> str:
+    return f"{v:g}"
+
+
+def limit_error(limit: str, detail: str = "") -> LimitExceeded:
+    """Build the LimitExceeded for ``limit`` (a Limits field name) with the run's value."""
+    st = RT
+    opt = OPTIONS.get(limit, "")
+    how = f" (use {opt} to raise it)" if opt else ""
+    if limit == "timeout":
+        msg = f"time limit of {_num(st.timeout)} s reached{how}"
+    elif limit == "max_steps":
+        msg = f"step limit of {st.max_steps} reached{how}"
+    elif limit == "max_loop_iterations":
+        msg = f"loop iteration limit of {st.max_loop} reached{how}"
+    elif limit == "max_recursion":
+        msg = f"recursion limit of {st.max_depth} nested script function calls reached{how}"
+    elif limit == "max_output":
+        msg = f"output limit of {st.max_out} characters reached{how}"
+    elif limit == "max_sequence":
+        msg = f"size limit of {st.max_seq} elements reached{detail}{how}"
+        detail = ""
+    elif limit == "max_int_bits":
+        msg = f"integer size limit of {st.max_bits} bits reached{detail}{how}"
+        detail = ""
+    else:
+        msg = detail
+        detail = ""
+    if detail:
+        msg += detail
+    return LimitExceeded(limit, msg)
+
+
+def seq_limit(n: int, what: str = "the result") -> LimitExceeded:
+    return limit_error("max_sequence", f": {what} would have {n} elements")
+
+
+def int_limit(bits: float, op: str) -> LimitExceeded:
+    return limit_error("max_int_bits", f": the result of {op} would have about {int(bits)} bits")
+
+
+class RunState:
+    """Counters and settings of the active run (the single instance is :data:`RT`)."""
+
+    __slots__ = (
+        "active", "steps", "check_at", "interval", "max_steps", "deadline", "timeout",
+        "last_tick", "max_loop", "max_depth", "depth", "max_out", "out", "out_len",
+        "max_seq", "max_bits", "modules", "module_names", "inst_cache", "dead",
+    )
+
+    def __init__(self):
+        self.active = False
+        self.reset(Limits())
+        self.active = False
+
+    def reset(self, limits: Limits) -> None:
+        now = _monotonic()
+        self.steps = 0
+        self.interval = 1000
+        self.max_steps = int(limits.max_steps)
+        self.check_at = min(self.interval, self.max_steps)
+        self.timeout = float(limits.timeout)
+        self.deadline = now + self.timeout if self.timeout > 0 and math.isfinite(self.timeout) else math.inf
+        self.last_tick = now
+        self.max_loop = int(limits.max_loop_iterations)
+        self.max_depth = int(limits.max_recursion)
+        self.depth = 0
+        self.max_out = int(limits.max_output)
+        self.out = []
+        self.out_len = 0
+        self.max_seq = int(limits.max_sequence)
+        self.max_bits = int(limits.max_int_bits)
+        self.modules = {}
+        self.module_names = {}
+        self.inst_cache = {}
+        self.dead = None
+
+    def tick(self) -> None:
+        """Slow path of step accounting: check the step and time limits."""
+        if self.dead is not None:           # a limit was reached: nothing may run on
+            raise limit_error(self.dead.limit)
+        now = _monotonic()
+        if now >= self.deadline:
+            self.kill("timeout")
+        if self.steps > self.max_steps:
+            self.kill("max_steps")
+        dt = now - self.last_tick
+        self.last_tick = now
+        iv = self.interval
+        if dt > 0.02:
+            iv = max(1, iv // 8)
+        elif dt < 0.002 and iv < 1000:
+            iv = min(1000, iv * 2)
+        self.interval = iv
+        self.check_at = min(self.steps + iv, self.max_steps)
+
+    def kill(self, limit: str):
+        """Record that ``limit`` was reached (every later tick fails too) and raise."""
+        self.dead = limit_error(limit)
+        self.check_at = -1
+        raise limit_error(limit)
+
+    def charge(self, n: int) -> None:
+        """Count ``n`` steps of work done on the script's behalf (builtins iterating)."""
+        self.steps += n
+        if self.steps > self.check_at:
+            self.tick()
+
+    def check_len(self, n: int, what: str = "the result") -> None:
+        if n > self.max_seq:
+            raise seq_limit(n, what)
+
+    def write(self, text: str) -> None:
+        """Append printed text to the captured stdout, enforcing the output limit."""
+        room = self.max_out - self.out_len
+        if len(text) > room:
+            if room > 0:
+                self.out.append(text[:room])
+                self.out_len += room
+            raise limit_error("max_output")
+        self.out.append(text)
+        self.out_len += len(text)
+
+
+RT = RunState()
+
+
+# ---------------------------------------------------------------------------
+# SIGALRM backstop: a run stuck in engine code never reaches tick(). The alarm fires
+# a little after the deadline and raises LimitExceeded wherever Python code runs.
+
+class _Alarm:
+    def __init__(self):
+        self.installed = False
+        self.armed = False
+        self.old_handler = None
+
+    def start(self, seconds: float) -> None:
+        self.installed = False
+        if not (seconds > 0 and math.isfinite(seconds)):
+            return
+        if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+            return
+        try:
+            if signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0):
+                return  # someone else uses the timer
+            old = signal.getsignal(signal.SIGALRM)
+            if old not in (signal.SIG_DFL, signal.SIG_IGN, None):
+                return
+            signal.signal(signal.SIGALRM, self._handler)
+            self.old_handler = old
+            self.armed = True
+            self.installed = True
+            signal.setitimer(signal.ITIMER_REAL, seconds + 0.25 + seconds * 0.05)
+        except (ValueError, OSError):  # pragma: no cover
+            self.installed = False
+
+    def _handler(self, signum, frame):
+        if self.armed and RT.active:
+            self.armed = False
+            RT.kill("timeout")
+
+    def stop(self) -> None:
+        self.armed = False
+        if not self.installed:
+            return
+        self.installed = False
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.old_handler if self.old_handler is not None else signal.SIG_DFL)
+        except (ValueError, OSError):  # pragma: no cover
+            pass
+
+
+ALARM = _Alarm()
+
+
+def python_recursion_limit_for(max_recursion: int) -> int:
+    """The ``sys.setrecursionlimit`` a run with ``max_recursion`` needs (capped)."""
+    return min(max(sys.getrecursionlimit(), 2000 + 40 * max(0, max_recursion)), 30000)

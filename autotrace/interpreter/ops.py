@@ -1,0 +1,576 @@
+"""Operators with the size checks the interpreter owes to builtin values.
+
+Engine objects (tensors) bring their own operator methods, which are trusted; what
+this module guards against is builtin values growing without bound inside C code where
+no step counter can stop them: ``10**10**10``, ``'a' * 10**10``, ``[0] * 10**10``,
+``2 << 10**10``, printf/format widths of a billion, and the exponential C work of
+printing, comparing or hashing deeply shared nested containers (``x = [x, x]`` forty
+times). Every check runs *before* the expensive computation.
+
+Bulk creation of builtin sequences is charged to the step counter (one step per new
+element, one per 8 new characters), which bounds the memory a script can allocate
+through such operations and keeps the time checks firing during heavy builtin work.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+from .limits import MAX_CONTAINER_DEPTH, RT, LimitExceeded, int_limit, seq_limit
+
+_INTS = frozenset({int, bool})
+_SEQS = frozenset({str, list, tuple})
+CONTAINERS = frozenset({list, tuple, dict, set, frozenset})
+_MUL_CHECK = frozenset({int, bool, str, list, tuple})
+_log2 = math.log2
+
+
+# ---------------------------------------------------------------------------
+# nested containers
+
+def deep_check(x) -> None:
+    """Refuse to print/compare/hash a builtin container whose expansion is too big.
+
+    Counts elements with multiplicity (so ``x = [x, x]`` repeated is caught) and string
+    characters, stopping at the sequence limit; refuses nesting deeper than
+    :data:`MAX_CONTAINER_DEPTH` (C code recurses on it). Cost is bounded by the limit.
+    """
+    if type(x) not in CONTAINERS:
+        return
+    budget = RT.max_seq
+    total = 0
+    stack = [(x, 0)]
+    pop = stack.pop
+    push = stack.append
+    while stack:
+        o, d = pop()
+        if d > MAX_CONTAINER_DEPTH:
+            raise LimitExceeded(
+                "nesting",
+                f"nesting limit reached: containers nested more than {MAX_CONTAINER_DEPTH} levels deep "
+                "cannot be printed, compared or hashed")
+        if type(o) is dict:
+            parts = (o.keys(), o.values())
+        else:
+            parts = (o,)
+        for part in parts:
+            total += len(part) + 1
+            if total > budget:
+                raise seq_limit(total, "printing, comparing or hashing this value")
+            kinds = set(map(type, part))
+            if str in kinds:
+                total += sum(len(e) for e in part if type(e) is str) // 8
+                if total > budget:
+                    raise seq_limit(total, "printing, comparing or hashing this value")
+            if not kinds.isdisjoint(CONTAINERS):
+                for e in part:
+                    if type(e) in CONTAINERS:
+                        push((e, d + 1))
+
+
+def hash_check(k) -> None:
+    """Before hashing ``k`` (a dict key, set element): bound nested tuples."""
+    if type(k) is tuple:
+        deep_check(k)
+
+
+# ---------------------------------------------------------------------------
+# materialising iterables (builtins that consume them would otherwise loop in C)
+
+_SIZED = frozenset({str, dict, set, frozenset, range, type({}.keys()), type({}.values()), type({}.items())})
+
+
+def take(x, limit: int | None = None, what: str = "the result"):
+    """Return the items of iterable ``x`` as a list or tuple, counting one step per
+    item and refusing more than ``limit`` (default: the sequence limit) items."""
+    st = RT
+    mx = st.max_seq if limit is None else limit
+    t = type(x)
+    if t is list or t is tuple:
+        st.charge(len(x) >> 3)
+        return x
+    if t in _SIZED:
+        try:
+            n = len(x)
+        except OverflowError:
+            raise seq_limit(10**19, what) from None
+        if n > mx:
+            raise seq_limit(n, what)
+        st.charge(n)
+        return list(x)
+    out = []
+    ap = out.append
+    n = 0
+    for v in x:
+        ap(v)
+        n += 1
+        if not n & 1023:
+            if n > mx:
+                raise seq_limit(n, what)
+            st.charge(1024)
+    if n > mx:
+        raise seq_limit(n, what)
+    st.charge(n & 1023)
+    return out
+
+
+def charge_new(r) -> None:
+    """Charge the creation of sequence ``r`` and enforce the sequence limit."""
+    n = len(r)
+    if n > RT.max_seq:
+        raise seq_limit(n)
+    RT.charge(n >> 3 if type(r) is str else n)
+
+
+# ---------------------------------------------------------------------------
+# arithmetic
+
+def add(a, b):
+    r = a + b
+    t = type(r)
+    if t in _SEQS:
+        n = len(r)
+        if n > RT.max_seq:
+            raise seq_limit(n)
+        m = min(len(a), len(b)) if type(a) in _SEQS and type(b) in _SEQS else n
+        RT.charge(m >> 3 if t is str else m)
+    return r
+
+
+def _check_mul(a, b):
+    ta, tb = type(a), type(b)
+    if ta in _INTS and tb in _INTS:
+        if a and b:
+            bits = a.bit_length() + b.bit_length() - 1
+            if bits > RT.max_bits:
+                raise int_limit(bits, "*")
+        return
+    if ta in _SEQS and tb in _INTS:
+        seq, n = a, b
+    elif tb in _SEQS and ta in _INTS:
+        seq, n = b, a
+    else:
+        return
+    if n > 0 and len(seq):
+        total = len(seq) * n
+        if total > RT.max_seq:
+            raise seq_limit(total)
+        RT.charge(total >> 3 if type(seq) is str else total)
+
+
+def mul(a, b):
+    if type(a) in _MUL_CHECK or type(b) in _MUL_CHECK:
+        _check_mul(a, b)
+        r = a * b
+        if type(r) is int and r.bit_length() > RT.max_bits:
+            raise int_limit(r.bit_length(), "*")
+        return r
+    return a * b
+
+
+def _check_pow(a, b):
+    if b > 0:
+        aa = abs(a)
+        if aa > 1:
+            mx = RT.max_bits
+            if b > mx + 1:
+                raise int_limit(b * _log2(aa) if b < 10**300 else math.inf, "**")
+            bits = b * _log2(aa)
+            if bits > mx + 1:
+                raise int_limit(bits, "**")
+
+
+def pow_(a, b, mod=None):
+    if type(a) in _INTS and type(b) in _INTS and mod is None:
+        _check_pow(a, b)
+    if mod is None:
+        r = a ** b
+    else:
+        r = pow(a, b, mod)
+    if type(r) is int and r.bit_length() > RT.max_bits:
+        raise int_limit(r.bit_length(), "**")
+    return r
+
+
+def lshift(a, b):
+    if type(a) in _INTS and type(b) in _INTS and a and b > 0:
+        mx = RT.max_bits
+        if b > mx or a.bit_length() + b > mx:
+            raise int_limit(a.bit_length() + b, "<<")
+    return a << b
+
+
+def mod(a, b):
+    if type(a) is str:
+        check_printf(a, b)
+        r = a % b
+        charge_new(r)
+        return r
+    return a % b
+
+
+def check_printf(fmt: str, args) -> None:
+    """Bound the widths/precisions of a printf-style format before ``fmt % args``."""
+    if "%" not in fmt:
+        return
+    deep_check(args)
+    vals = args if type(args) is tuple else (args,)
+    mx = RT.max_seq
+    total = len(fmt)
+    ai = 0
+    n = len(fmt)
+    i = fmt.find("%")
+    while 0 <= i < n - 1:
+        j = i + 1
+        if fmt[j] == "(":
+            k = fmt.find(")", j)
+            if k < 0:
+                return  # Python raises "incomplete format key"
+            j = k + 1
+        while j < n and fmt[j] in "#0- +":
+            j += 1
+        for part in range(2):
+            if part == 1:
+                if j < n and fmt[j] == ".":
+                    j += 1
+                else:
+                    break
+            if j < n and fmt[j] == "*":
+                w = vals[ai] if ai < len(vals) else 0
+                ai += 1
+                j += 1
+                if type(w) in _INTS:
+                    total += abs(w)
+            else:
+                k = j
+                while j < n and fmt[j].isascii() and fmt[j].isdigit():
+                    j += 1
+                if j > k:
+                    total += int(fmt[k:j]) if j - k < 20 else mx + 1
+            if total > mx:
+                raise seq_limit(total, "the formatted string")
+        while j < n and fmt[j] in "hlL":
+            j += 1
+        if j < n and fmt[j] != "%":
+            ai += 1
+        i = fmt.find("%", j + 1)
+
+
+def check_spec(spec: str, used: int = 0) -> None:
+    """Bound the numbers (width, precision) in a format spec before ``format()``."""
+    if not spec:
+        return
+    mx = RT.max_seq - used
+    run = 0
+    for ch in spec:
+        if "0" <= ch <= "9":
+            run = run * 10 + (ord(ch) - 48)
+            if run > mx:
+                raise seq_limit(run + used, "the formatted string")
+        else:
+            run = 0
+
+
+# in-place operators: Python's own protocol (__iadd__ when the type has it, else __add__)
+def iadd(a, b):
+    ta = type(a)
+    if ta is list:
+        items = take(b, RT.max_seq - len(a)) if type(b) is not list else b
+        if len(a) + len(items) > RT.max_seq:
+            raise seq_limit(len(a) + len(items))
+        RT.charge(len(items))
+        a += items
+        return a
+    if ta in _SEQS:
+        return add(a, b)
+    return operator.iadd(a, b)
+
+
+def imul(a, b):
+    if type(a) is list:
+        _check_mul(a, b)
+        a *= b
+        return a
+    if type(a) in _MUL_CHECK or type(b) in _MUL_CHECK:
+        return mul(a, b)
+    return operator.imul(a, b)
+
+
+def ipow(a, b):
+    if type(a) in _INTS and type(b) in _INTS:
+        return pow_(a, b)
+    return operator.ipow(a, b)
+
+
+def ilshift(a, b):
+    if type(a) in _INTS:
+        return lshift(a, b)
+    return operator.ilshift(a, b)
+
+
+def imod(a, b):
+    if type(a) is str:
+        return mod(a, b)
+    return operator.imod(a, b)
+
+
+# ---------------------------------------------------------------------------
+# comparisons
+
+def _cmp(f):
+    def cmp(a, b):
+        if type(a) in CONTAINERS and type(b) in CONTAINERS:
+            deep_check(a)
+            deep_check(b)
+        return f(a, b)
+    cmp.__name__ = f.__name__
+    return cmp
+
+
+eq = _cmp(operator.eq)
+ne = _cmp(operator.ne)
+lt = _cmp(operator.lt)
+le = _cmp(operator.le)
+gt = _cmp(operator.gt)
+ge = _cmp(operator.ge)
+
+
+def contains(a, b):
+    """``a in b``"""
+    tb = type(b)
+    if tb is range and type(a) not in _INTS:
+        return _range_contains(a, b)
+    if tb in CONTAINERS:
+        if type(a) in CONTAINERS:
+            deep_check(a)
+            deep_check(b)
+    return a in b
+
+
+def not_contains(a, b):
+    return not contains(a, b)
+
+
+def _range_contains(a, r):
+    # CPython scans a range linearly for non-int values; do it with step counting
+    if type(a) is float:
+        if not a.is_integer():
+            return False
+        return int(a) in r
+    st = RT
+    n = 0
+    for i in r:
+        if i is a or i == a:
+            st.charge(n)
+            return True
+        n += 1
+        if not n & 1023:
+            st.charge(1024)
+            n = 0
+    st.charge(n)
+    return False
+
+
+# ---------------------------------------------------------------------------
+# text conversions
+
+def safe_str(x) -> str:
+    if type(x) in CONTAINERS:
+        deep_check(x)
+    elif type(x) is str:
+        return x
+    return str(x)
+
+
+def safe_repr(x) -> str:
+    if type(x) in CONTAINERS:
+        deep_check(x)
+    return repr(x)
+
+
+def safe_ascii(x) -> str:
+    if type(x) in CONTAINERS:
+        deep_check(x)
+    return ascii(x)
+
+
+def safe_format(x, spec: str = "", used: int = 0) -> str:
+    if type(spec) is not str:
+        raise TypeError(f"format() argument 2 must be str, not {type(spec).__name__}")
+    check_spec(spec, used)
+    if type(x) in CONTAINERS:
+        deep_check(x)
+    return format(x, spec)
+
+
+BINOPS = {
+    "Add": add, "Sub": operator.sub, "Mult": mul, "Div": operator.truediv,
+    "FloorDiv": operator.floordiv, "Mod": mod, "Pow": pow_, "LShift": lshift,
+    "RShift": operator.rshift, "BitOr": operator.or_, "BitXor": operator.xor,
+    "BitAnd": operator.and_, "MatMult": operator.matmul,
+}
+
+#: the raw operator, safe when one operand is a numeric (non-int for Mult) constant
+RAW_BINOPS = {
+    "Add": operator.add, "Sub": operator.sub, "Div": operator.truediv,
+    "FloorDiv": operator.floordiv, "Mult": operator.mul,
+}
+
+INPLACE = {
+    "Add": iadd, "Sub": operator.isub, "Mult": imul, "Div": operator.itruediv,
+    "FloorDiv": operator.ifloordiv, "Mod": imod, "Pow": ipow, "LShift": ilshift,
+    "RShift": operator.irshift, "BitOr": operator.ior, "BitXor": operator.ixor,
+    "BitAnd": operator.iand, "MatMult": operator.imatmul,
+}
+
+UNARY = {"USub": operator.neg, "UAdd": operator.pos, "Invert": operator.invert, "Not": operator.not_}
+
+COMPARE = {
+    "Eq": eq, "NotEq": ne, "Lt": lt, "LtE": le, "Gt": gt, "GtE": ge,
+    "Is": operator.is_, "IsNot": operator.is_not, "In": contains, "NotIn": not_contains,
+}
+
+
+# ---------------------------------------------------------------------------
+# str.format without field lookups
+
+def format_string(fmt: str, args: tuple, kwargs: dict) -> str:
+    """``fmt.format(*args, **kwargs)`` allowing only ``{}``, ``{0}`` and ``{name}``
+    fields (with conversions and format specs, nested specs one level deep). Field
+    names with attribute or index lookups (``{0.__class__}``, ``{0[0]}``) raise
+    ValueError: they would let a format string walk object internals."""
+    import _string
+    state = {"auto": 0, "mode": None}
+    mx = RT.max_seq
+    out: list[str] = []
+    used = 0
+
+    def field_value(field: str):
+        if field == "":
+            if state["mode"] == "manual":
+                raise ValueError("cannot switch from manual field specification to automatic field numbering")
+            state["mode"] = "auto"
+            key = state["auto"]
+            state["auto"] += 1
+        elif field.isascii() and field.isdigit():
+            if state["mode"] == "auto":
+                raise ValueError("cannot switch from automatic field numbering to manual field specification")
+            state["mode"] = "manual"
+            key = int(field)
+        elif field.isidentifier():
+            if field not in kwargs:
+                raise KeyError(field)
+            return kwargs[field]
+        else:
+            raise ValueError(
+                f"format field {{{field}}} is not supported in autotrace scripts: only {{}}, {{0}} "
+                "and {name} fields (no attribute or index lookups)")
+        if key >= len(args):
+            raise IndexError(f"Replacement index {key} out of range for positional args tuple")
+        return args[key]
+
+    def render(text: str, depth: int) -> None:
+        nonlocal used
+        for literal, field, spec, conv in _string.formatter_parser(text):
+            if literal:
+                out.append(literal)
+                used += len(literal)
+            if field is None:
+                continue
+            obj = field_value(field)
+            if conv:
+                if conv == "r":
+                    obj = safe_repr(obj)
+                elif conv == "s":
+                    obj = safe_str(obj)
+                elif conv == "a":
+                    obj = safe_ascii(obj)
+                else:
+                    raise ValueError(f"Unknown conversion specifier {conv}")
+            if spec and "{" in spec:
+                if depth <= 0:
+                    raise ValueError("Max string recursion exceeded")
+                mark = len(out)
+                saved = used
+                render(spec, depth - 1)
+                spec = "".join(out[mark:])
+                del out[mark:]
+                used = saved
+            s = safe_format(obj, spec, used)
+            out.append(s)
+            used += len(s)
+            if used > mx:
+                raise seq_limit(used, "the formatted string")
+
+    render(fmt, 1)
+    RT.charge(used >> 3)
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------
+# constructors of builtin containers, with the size limit
+
+def safe_list(x=(), /):
+    return list(take(x))
+
+
+def safe_tuple(x=(), /):
+    t = take(x)
+    return t if type(t) is tuple else tuple(t)
+
+
+def safe_set(x=(), /):
+    items = take(x)
+    for k in items:
+        if type(k) is tuple:
+            deep_check(k)
+    return set(items)
+
+
+def safe_frozenset(x=(), /):
+    return frozenset(safe_set(x))
+
+
+def safe_dict(x=(), /, **kwargs):
+    if type(x) is dict:
+        n = len(x)
+    elif hasattr(type(x), "keys"):
+        x = dict(x)
+        n = len(x)
+    else:
+        x = take(x)
+        n = len(x)
+    total = n + len(kwargs)
+    if total > RT.max_seq:
+        raise seq_limit(total)
+    RT.charge(total)
+    return dict(x, **kwargs)
+
+
+def safe_str_ctor(*args, **kwargs):
+    if len(args) == 1 and not kwargs:
+        return safe_str(args[0])
+    if not args and not kwargs:
+        return ""
+    return str(*args, **kwargs)
+
+
+#: callables whose Python behaviour would bypass the limits, and their safe versions;
+#: a call of the real type from a script is redirected (``str(x)``, ``map(list, xs)``)
+SAFE_CTORS = {
+    list: safe_list, tuple: safe_tuple, set: safe_set, frozenset: safe_frozenset,
+    dict: safe_dict, str: safe_str_ctor, repr: safe_repr, ascii: safe_ascii, pow: pow_,
+    format: safe_format,
+}
+
+
+def safe_callable(f):
+    """The safe version of ``f`` when it is a builtin that consumes or renders script
+    data unchecked (used for key functions and ``map``/``filter`` callables)."""
+    if f is None:
+        return None
+    try:
+        return SAFE_CTORS.get(f, f)
+    except TypeError:  # unhashable callable
+        return f

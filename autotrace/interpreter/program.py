@@ -1,0 +1,258 @@
+"""Parsing, compiling and running a script: the public entry points."""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+from dataclasses import dataclass, field
+
+from .. import site as _site_mod
+from ..site import Site
+from .errors import SITE_ATTR, ScriptError, ScriptRejected, is_visible
+from .limits import ALARM, RT, LimitExceeded, Limits, python_recursion_limit_for
+from .source import SourceMap, decode_source
+from .validate import BUILTIN_NAMES, MAX_DEPTH, REFUSED_NAMES, Refusal, validate
+
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+_MAX_MESSAGE = 100_000
+
+
+@dataclass
+class ScriptResult:
+    """Outcome of :func:`run_program`.
+
+    ``stdout`` is everything the script printed; ``error`` the ScriptError that ended
+    it (None on success); ``globals`` the top-level names bound at the end (or at the
+    error), in binding order, without the imported modules.
+    """
+
+    stdout: str
+    error: ScriptError | None
+    globals: dict[str, object] = field(default_factory=dict)
+
+
+class Program:
+    """A parsed and compiled script, ready for :func:`run_program` (any number of
+    times, one run at a time)."""
+
+    def __init__(self, filename: str, source: str, run, nsteps: int, G: dict,
+                 free: list[str], bound: list[str]):
+        self.filename = filename
+        self.source = source
+        self._run = run
+        self._nsteps = nsteps
+        self._G = G
+        self.free = free
+        self.bound = bound
+
+    def __repr__(self):
+        return f"<autotrace Program {self.filename!r}>"
+
+
+def _reject(type_: str, message: str, line=None, column=None, end_column=None):
+    raise ScriptRejected(ScriptError(type_, message, line, column, "parse", end_column))
+
+
+def _stack_depth() -> int:
+    f = sys._getframe()
+    n = 0
+    while f is not None:
+        n += 1
+        f = f.f_back
+    return n
+
+
+def parse_script(source: str | bytes, filename: str) -> Program:
+    """Parse, check and compile a script.
+
+    ``source`` is the script text (bytes must be UTF-8). Returns a :class:`Program`.
+    Raises :class:`ScriptRejected` (whose ``error`` has phase ``"parse"``) for: NUL
+    bytes or invalid UTF-8, a script over the size limit, an empty script ("empty
+    script"), syntax errors (Python's own message), expressions nested too deeply,
+    constructs outside the script language, imports other than torch/math, dunder
+    names, and reads of Python builtins that scripts do not get (``eval``, ``open``,
+    ...) when the script does not bind them itself.
+    """
+    text, problem = decode_source(source)
+    if problem is not None:
+        _reject(*problem)
+    if not text.strip():
+        _reject("SyntaxError", "empty script")
+    try:
+        tree = ast.parse(text, filename=filename, mode="exec")
+    except SyntaxError as e:
+        end = e.end_offset if (e.end_lineno in (None, e.lineno) and e.end_offset and e.offset
+                               and e.end_offset > e.offset) else None
+        _reject(type(e).__name__, e.msg or "invalid syntax", e.lineno, e.offset, end)
+    except (RecursionError, MemoryError):
+        _reject("SyntaxError", f"expression nested too deeply (more than {MAX_DEPTH} levels) or too complex")
+    except (ValueError, OverflowError, UnicodeError) as e:
+        _reject("SyntaxError", str(e))
+    if not tree.body:
+        _reject("SyntaxError", "empty script")
+    smap = SourceMap(text)
+    try:
+        validate(tree)
+    except Refusal as r:
+        line, col, end_line, end_col = smap.span(r.node)
+        _reject(r.type, r.message, line, col + 1, end_col + 1 if end_line == line and end_col > col else None)
+    try:
+        compile(tree, filename, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        end = e.end_offset if (e.end_lineno in (None, e.lineno) and e.end_offset and e.offset
+                               and e.end_offset > e.offset) else None
+        _reject(type(e).__name__, e.msg or "invalid syntax", e.lineno, e.offset, end)
+    except (RecursionError, MemoryError):
+        _reject("SyntaxError", "script too complex to compile")
+    except (ValueError, OverflowError) as e:
+        _reject("SyntaxError", str(e))
+
+    from .scope import analyse
+    from .compile import Compiler
+
+    old = sys.getrecursionlimit()
+    need = _stack_depth() + 8 * MAX_DEPTH + 500
+    if need > old:
+        sys.setrecursionlimit(need)
+    try:
+        info = analyse(tree)
+        module_bound = info.module.bound
+        for name, node in info.global_reads:
+            if name in REFUSED_NAMES and name not in module_bound:
+                line, col, end_line, end_col = smap.span(node)
+                _reject("NameError", f"name {name!r} is not available in autotrace scripts",
+                        line, col + 1, end_col + 1 if end_line == line else None)
+        free: list[str] = []
+        seen = set()
+        for name, _node in info.global_reads:
+            if name not in module_bound and name not in BUILTIN_NAMES and name not in seen:
+                seen.add(name)
+                free.append(name)
+        G: dict = {}
+        run, nsteps = Compiler(smap, info, G).module(tree.body)
+    finally:
+        if need > old:
+            sys.setrecursionlimit(old)
+    return Program(filename, text, run, nsteps, G, free, list(module_bound))
+
+
+def free_names(program: Program) -> list[str]:
+    """Names the script reads (at top level or inside functions) that it never binds
+    at top level and that are not builtins: the CLI binds these from ``--set``.
+    In order of first appearance."""
+    return list(program.free)
+
+
+def _site_from_traceback(tb) -> Site | None:
+    site = None
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if "_site" in code.co_freevars and code.co_filename.startswith(_PKG_DIR):
+            s = tb.tb_frame.f_locals.get("_site")
+            if isinstance(s, Site):
+                site = s
+        tb = tb.tb_next
+    return site
+
+
+def _message(exc: BaseException) -> str:
+    from .ops import deep_check
+    try:
+        deep_check(exc.args)
+        msg = str(exc)
+    except LimitExceeded:
+        msg = "<the exception's message is too large to show>"
+    if len(msg) > _MAX_MESSAGE:
+        msg = msg[:_MAX_MESSAGE] + "..."
+    return msg
+
+
+def _to_script_error(exc: BaseException) -> ScriptError | None:
+    """The ScriptError for an exception that ended a run; None for internal errors."""
+    if isinstance(exc, LimitExceeded):
+        type_, msg, phase = "LimitError", exc.message, "limit"
+    elif isinstance(exc, RecursionError):
+        type_, phase = "LimitError", "limit"
+        msg = "Python's recursion limit was reached (the script nests calls or data too deeply)"
+    elif isinstance(exc, MemoryError):
+        type_, msg, phase = "LimitError", "out of memory", "limit"
+    elif is_visible(exc):
+        type_, msg, phase = type(exc).__name__, _message(exc), "run"
+    else:
+        return None
+    site = None
+    try:
+        site = exc.__dict__.get(SITE_ATTR)
+    except AttributeError:  # pragma: no cover
+        pass
+    if site is None:
+        site = _site_from_traceback(exc.__traceback__)
+    if site is None:
+        return ScriptError(type_, msg, None, None, phase)
+    end = site.end_col + 1 if site.end_line == site.line and site.end_col > site.col else None
+    return ScriptError(type_, msg, site.line, site.col + 1, phase, end)
+
+
+def _execute(program: Program) -> ScriptError | None:
+    try:
+        if program._nsteps:
+            RT.charge(program._nsteps)
+        program._run(None)
+    except BaseException as exc:
+        ALARM.armed = False
+        err = _to_script_error(exc)
+        if err is None:
+            raise
+        return err
+    return None
+
+
+def run_program(program: Program, *, modules: dict[str, object],
+                predefined: dict[str, object] | None = None,
+                limits: Limits = Limits()) -> ScriptResult:
+    """Run a parsed script and return its :class:`ScriptResult`.
+
+    ``modules`` maps importable dotted names ("torch", "torch.nn", "math", ...) to the
+    objects scripts get; ``predefined`` binds top-level names before the run (the
+    CLI's ``--set``). Script errors, limits, RecursionError and MemoryError end the run
+    with ``result.error`` set (phase "run" or "limit"); stdout and globals are kept.
+    Any other exception (an internal error of the engine) propagates unchanged.
+    Raises RuntimeError when called while another run is active (not reentrant).
+    ``autotrace.site.current`` is None again when this returns.
+    """
+    st = RT
+    if st.active:
+        raise RuntimeError("run_program() is already running a script (it is not reentrant)")
+    st.reset(limits)
+    st.modules = dict(modules)
+    st.module_names = {id(v): k for k, v in modules.items()}
+    G = program._G
+    G.clear()
+    if predefined:
+        G.update(predefined)
+    old_limit = sys.getrecursionlimit()
+    new_limit = max(python_recursion_limit_for(limits.max_recursion), _stack_depth() + 1000)
+    changed = new_limit > old_limit
+    if changed:
+        sys.setrecursionlimit(new_limit)
+    error = None
+    st.active = True
+    try:
+        ALARM.start(st.timeout)
+        try:
+            error = _execute(program)
+        except LimitExceeded as exc:   # the alarm fired while an error was being converted
+            error = _to_script_error(exc)
+    finally:
+        st.active = False
+        ALARM.stop()
+        _site_mod.current = None
+        if changed:
+            sys.setrecursionlimit(old_limit)
+        st.inst_cache = {}
+    stdout = "".join(st.out)
+    st.out = []
+    module_ids = {id(v) for v in modules.values()}
+    result_globals = {k: v for k, v in G.items() if id(v) not in module_ids}
+    return ScriptResult(stdout, error, result_globals)

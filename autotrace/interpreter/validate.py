@@ -1,0 +1,183 @@
+"""The static allow-list check, run on the parsed AST before anything is compiled.
+
+:func:`validate` walks the tree once (iteratively, in source order) and raises
+:class:`Refusal` for the first construct outside the script language: node types that
+are not allowed (classes, ``global``, ``yield``, ``async``, ``match``, ...), decorators,
+bytes literals, star and relative imports, imports of modules other than ``torch``
+(and its submodules) and ``math``, identifiers that start and end with ``__``
+(checked on the parsed, NFKC-normalised names), and nesting deeper than
+:data:`MAX_DEPTH`.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins as _py
+
+#: deepest AST nesting accepted (Python's own parser stops at ~200 parentheses)
+MAX_DEPTH = 200
+
+#: names of the script-visible builtins (see builtins.BUILTINS; kept here so the parse
+#: phase does not import the run-time modules)
+BUILTIN_NAMES = frozenset({
+    "print", "len", "range", "abs", "min", "max", "sum", "round", "float", "int", "bool",
+    "str", "list", "tuple", "dict", "set", "zip", "enumerate", "isinstance", "sorted",
+    "reversed", "any", "all", "map", "filter", "pow", "divmod", "repr", "format", "iter",
+    "next", "hasattr", "callable",
+    "Exception", "RuntimeError", "ValueError", "TypeError", "IndexError", "KeyError",
+    "ZeroDivisionError", "AssertionError", "ArithmeticError", "LookupError",
+    "NotImplementedError", "StopIteration", "AttributeError", "NameError", "OverflowError",
+    "UserWarning", "Warning",
+})
+
+#: Python builtins a script may not use (unless it binds the name itself)
+REFUSED_NAMES = frozenset(n for n in dir(_py) if n not in BUILTIN_NAMES) | {
+    "__import__", "__builtins__", "exit", "quit", "copyright", "credits", "license", "help",
+}
+
+ALLOWED_IMPORT_MESSAGE = "scripts may import torch (and its submodules) and math"
+
+
+class Refusal(Exception):
+    """A construct outside the script language: ``type`` (error class name), message
+    and the offending node."""
+
+    def __init__(self, type_: str, message: str, node):
+        super().__init__(message)
+        self.type = type_
+        self.message = message
+        self.node = node
+
+
+def is_dunder(name: str | None) -> bool:
+    """True for identifiers that start and end with ``__`` (``__class__``, ``__``)."""
+    return name is not None and name.startswith("__") and name.endswith("__")
+
+
+def import_allowed(name: str) -> bool:
+    return name == "torch" or name.startswith("torch.") or name == "math"
+
+
+_ALLOWED = {
+    ast.Module, ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.While,
+    ast.If, ast.Break, ast.Continue, ast.Pass, ast.With, ast.withitem, ast.Try,
+    ast.ExceptHandler, ast.Raise, ast.Assert, ast.Delete, ast.FunctionDef, ast.arguments,
+    ast.arg, ast.Return, ast.Import, ast.ImportFrom, ast.alias, ast.Lambda, ast.keyword,
+    ast.comprehension,
+    ast.BoolOp, ast.NamedExpr, ast.BinOp, ast.UnaryOp, ast.IfExp, ast.Dict, ast.Set,
+    ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Compare, ast.Call,
+    ast.FormattedValue, ast.JoinedStr, ast.Constant, ast.Attribute, ast.Subscript,
+    ast.Starred, ast.Name, ast.List, ast.Tuple, ast.Slice,
+    ast.Load, ast.Store, ast.Del, ast.And, ast.Or,
+    ast.Add, ast.Sub, ast.Mult, ast.MatMult, ast.Div, ast.Mod, ast.Pow, ast.LShift,
+    ast.RShift, ast.BitOr, ast.BitXor, ast.BitAnd, ast.FloorDiv,
+    ast.Invert, ast.Not, ast.UAdd, ast.USub,
+    ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot, ast.In, ast.NotIn,
+}
+
+_REFUSED = {
+    "ClassDef": "class definitions are not supported in autotrace scripts",
+    "AsyncFunctionDef": "'async def' is not supported in autotrace scripts",
+    "AsyncFor": "'async for' is not supported in autotrace scripts",
+    "AsyncWith": "'async with' is not supported in autotrace scripts",
+    "Await": "'await' is not supported in autotrace scripts",
+    "Global": "'global' statements are not supported in autotrace scripts",
+    "Nonlocal": "'nonlocal' statements are not supported in autotrace scripts",
+    "Yield": "generators ('yield') are not supported in autotrace scripts",
+    "YieldFrom": "generators ('yield from') are not supported in autotrace scripts",
+    "Match": "'match' statements are not supported in autotrace scripts",
+    "TryStar": "'except*' is not supported in autotrace scripts",
+}
+
+# fields that hold annotations: never evaluated by the interpreter, still checked
+_ANNOTATION_FIELDS = ("annotation", "returns")
+
+
+def _name_refusal(name: str, node, what: str) -> Refusal:
+    return Refusal("SyntaxError",
+                   f"the name {name!r} is not allowed in autotrace scripts "
+                   f"({what} names starting and ending with '__' are reserved)", node)
+
+
+def validate(tree: ast.AST) -> None:
+    """Check ``tree`` against the allow-list; raise :class:`Refusal` on the first
+    problem in source order. Iterative (no recursion on the tree)."""
+    stack = [(tree, 0)]
+    pop = stack.pop
+    push = stack.append
+    while stack:
+        node, depth = pop()
+        if depth > MAX_DEPTH:
+            raise Refusal("SyntaxError",
+                          f"expression or statement nested too deeply (more than {MAX_DEPTH} levels)", node)
+        t = type(node)
+        if t not in _ALLOWED:
+            msg = _REFUSED.get(t.__name__)
+            if msg is None:
+                msg = f"{t.__name__} is not supported in autotrace scripts"
+            raise Refusal("SyntaxError", msg, node)
+        _check_node(node, t)
+        children = list(ast.iter_child_nodes(node))
+        for child in reversed(children):
+            push((child, depth + 1))
+
+
+def _check_node(node, t) -> None:
+    if t is ast.Name:
+        if is_dunder(node.id):
+            raise Refusal("NameError", f"name {node.id!r} is not available in autotrace scripts", node)
+    elif t is ast.Attribute:
+        if is_dunder(node.attr):
+            raise Refusal("AttributeError", f"attribute {node.attr!r} is not available in autotrace scripts", node)
+    elif t is ast.Constant:
+        if isinstance(node.value, bytes):
+            raise Refusal("SyntaxError", "bytes literals are not supported in autotrace scripts", node)
+    elif t is ast.FunctionDef:
+        if node.decorator_list:
+            raise Refusal("SyntaxError", "decorators are not supported in autotrace scripts",
+                          node.decorator_list[0])
+        if is_dunder(node.name):
+            raise _name_refusal(node.name, node, "function")
+    elif t is ast.arg:
+        if is_dunder(node.arg):
+            raise _name_refusal(node.arg, node, "parameter")
+    elif t is ast.keyword:
+        if node.arg is not None and is_dunder(node.arg):
+            raise _name_refusal(node.arg, node, "keyword argument")
+    elif t is ast.ExceptHandler:
+        if node.name is not None and is_dunder(node.name):
+            raise _name_refusal(node.name, node, "variable")
+    elif t is ast.comprehension:
+        if node.is_async:
+            raise Refusal("SyntaxError", "asynchronous comprehensions are not supported in autotrace scripts", node)
+    elif t is ast.Delete:
+        for target in node.targets:
+            for sub in ast.walk(target):
+                if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Del):
+                    raise Refusal("SyntaxError", "deleting attributes is not supported in autotrace scripts", sub)
+    elif t is ast.Import:
+        for alias in node.names:
+            _check_alias_names(alias, node)
+            if not import_allowed(alias.name):
+                raise Refusal("ImportError", f"import of {alias.name!r} is not allowed: {ALLOWED_IMPORT_MESSAGE}", node)
+    elif t is ast.ImportFrom:
+        if node.level:
+            raise Refusal("ImportError", "relative imports are not supported in autotrace scripts", node)
+        mod = node.module or ""
+        if any(is_dunder(p) for p in mod.split(".")):
+            raise _name_refusal(mod, node, "module")
+        if not import_allowed(mod):
+            raise Refusal("ImportError", f"import of {mod!r} is not allowed: {ALLOWED_IMPORT_MESSAGE}", node)
+        for alias in node.names:
+            if alias.name == "*":
+                raise Refusal("SyntaxError",
+                              f"star imports ('from {mod} import *') are not supported in autotrace scripts", node)
+            _check_alias_names(alias, node)
+
+
+def _check_alias_names(alias, node) -> None:
+    for part in alias.name.split("."):
+        if is_dunder(part) or part.startswith("_"):
+            raise Refusal("ImportError", f"import of {alias.name!r} is not allowed: {ALLOWED_IMPORT_MESSAGE}", node)
+    if alias.asname is not None and is_dunder(alias.asname):
+        raise _name_refusal(alias.asname, node, "variable")
