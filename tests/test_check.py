@@ -372,3 +372,29 @@ def test_help_states_exit_codes_and_tolerances():
 def test_unknown_option_is_usage_error():
     r = run_cli("check", "--frobnicate")
     assert r.returncode == 2 and r.stdout == ""
+
+
+# ------------------------------------------------------------------ properties of the tolerance rule
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+_floats = st.floats(allow_nan=True, allow_infinity=True, width=32)
+
+
+def _json_number(x):
+    from autotrace.render.json import number
+    return number(x)
+
+
+@given(st.lists(_floats, min_size=0, max_size=6))
+def test_an_array_matches_itself(xs):
+    g = _doc(variables={"x": _tensor([_json_number(x) for x in xs])})
+    assert lib.compare(g, json.loads(json.dumps(g))) == []
+
+
+@given(st.floats(min_value=-1e6, max_value=1e6), st.floats(min_value=0, max_value=1e-2))
+def test_tolerance_rule_is_isclose(a, delta):
+    import numpy as np
+    b = a + delta
+    same = lib.compare(_doc(variables={"x": _tensor([a])}), _doc(variables={"x": _tensor([b])})) == []
+    assert same == bool(np.isclose(b, a, rtol=lib.RTOL, atol=lib.ATOL)) or abs(abs(b - a) - (lib.ATOL + lib.RTOL * abs(a))) < 1e-12
