@@ -1,0 +1,47 @@
+"""``autotrace ops``: the op table from the CLI (plain when piped, and --json)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from autotrace import ops
+
+
+def _run(*args):
+    exe = shutil.which("autotrace")
+    cmd = [exe, *args] if exe else [sys.executable, "-m", "autotrace.cli.main", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+
+
+def test_ops_plain_lists_every_op():
+    p = _run("ops")
+    assert p.returncode == 0, p.stderr
+    ops.load()
+    lines = p.stdout.splitlines()
+    names = {ln.split("\t")[0] for ln in lines}
+    assert names == set(ops.OPS)
+    assert "mul\tMulBackward0\tself\tgrad * other\tother" in lines
+
+
+def test_ops_json_sorted_and_complete():
+    p = _run("ops", "--json")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert p.stdout.strip() == json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False)
+    by = {r["op"]: r for r in doc["ops"]}
+    ops.load()
+    assert set(by) == set(ops.OPS)
+    assert by["softmax"]["node"] == "SoftmaxBackward0"
+    assert set(by["mul"]["vjp"]) == {"self", "other"}
+
+
+def test_ops_one_name():
+    p = _run("ops", "--json", "MseLossBackward0")
+    assert p.returncode == 0, p.stderr
+    assert [r["op"] for r in json.loads(p.stdout)["ops"]] == ["mse_loss"]
+    assert _run("ops", "nope").returncode == 2
