@@ -375,7 +375,22 @@ def _literal(textval):
 
 def _paren(s: str) -> str:
     s = s.strip()
-    return s if re.fullmatch(r"[\w.]+", s) else f"({s})"
+    if re.fullmatch(r"[\w.]+", s) or _wrapped(s):
+        return s
+    return f"({s})"
+
+
+def _wrapped(s: str) -> bool:
+    """``(…)`` whose first parenthesis closes at the end."""
+    if not (s.startswith("(") and s.endswith(")")):
+        return False
+    depth = 0
+    for k, ch in enumerate(s):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and k < len(s) - 1:
+            return False
+    return True
 
 
 ELEMENTWISE = {
@@ -521,7 +536,8 @@ class _Explainer:
                     ratio = np.asarray(go, dtype=np.float64) / np.broadcast_to(upstream, go.shape).astype(np.float64)
                 except ValueError:
                     ratio = None
-            if ratio is not None and np.all(np.isfinite(ratio) | ~np.isfinite(go)) and np.all(upstream != 0):
+            if (ratio is not None and np.all(np.isfinite(ratio) | ~np.isfinite(go)) and np.all(upstream != 0)
+                    and np.all(np.isfinite(upstream))):
                 edge.local = ratio.astype(go.dtype)
                 self._factors[(n.id, i)] = edge.local
         if opname == "pow" and _literal(operands.get("exponent", "")) is not None:
@@ -533,6 +549,10 @@ class _Explainer:
                 sym = fmt_num(e)
             edge.rule = f"∂{out}/∂{edge.target} = ∂({_paren(base)}{sup(e)})/∂{_paren(base)} = {sym}"
             xv = values.get("self")
+            if edge.local is None and xv is not None and go is not None:
+                with np.errstate(all="ignore"):
+                    edge.local = np.asarray(e * np.power(np.asarray(xv, dtype=np.float64), e1)).astype(go.dtype)
+                self._factors[(n.id, i)] = edge.local
             if xv is not None and np.asarray(xv).size <= SMALL:
                 xs = fmt(xv)
                 xs = xs if np.asarray(xv).ndim == 0 and not xs.startswith("-") else f"({xs})"
@@ -681,7 +701,7 @@ class _Explainer:
                     tot = sum(totals[1:], totals[0])
                     total = f"∂{out.root}/∂{leaf_label} = " + " + ".join(fmt_num(t) for t in totals) + " = " + fmt_num(tot)
                     formulas = [f.replace(f"∂{out.root}/∂{leaf_label} = ", f"path {k + 1}: ", 1) for k, f in enumerate(formulas)]
-                matches = value is not None and bool(np.allclose(np.asarray(value, dtype=np.float64), float(tot), rtol=1e-5, atol=1e-6))
+                matches = value is not None and bool(np.allclose(np.asarray(value, dtype=np.float64), float(tot), rtol=1e-5, atol=1e-6, equal_nan=True))
                 chains.append(Chain(leaf=leaf_label, paths=formulas, total=total, value=value, matches=matches,
                                     remark=text("chain.paths", count=len(paths), root=out.root, leaf=leaf_label) if len(paths) > 1 else None))
             else:
@@ -1182,12 +1202,29 @@ def run(source, filename, *, sets=(), limits=None, of=None, perturb=None):
                 self._dtype = dtypes.float64
             return orig_bind(self, name)
         Tensor._on_bind = bind
+        _forget_bind_cache()
     try:
         with record_failed_calls():
             return runner.run(source, filename, sets=sets, limits=limits,
                               options=runner.Options(keep_values=True, of=of))
     finally:
-        Tensor._on_bind = orig_bind
+        if perturb:
+            Tensor._on_bind = orig_bind
+            _forget_bind_cache()
+
+
+def _forget_bind_cache():
+    """The interpreter caches each type's ``_on_bind``; drop the Tensor entries so a
+    patched one is seen (see the report: a supported bind hook would replace this)."""
+    try:
+        from .interpreter import compile as _compile
+    except ImportError:
+        return
+    cache = getattr(_compile, "_BIND", None)
+    if isinstance(cache, dict):
+        from .tensor import Tensor
+        for tp in [t for t in cache if isinstance(t, type) and issubclass(t, Tensor)]:
+            cache.pop(tp, None)
 
 
 # -- as data -----------------------------------------------------------------------------

@@ -1,9 +1,9 @@
-# sqrt at 0: the forward value is fine (0), but d sqrt(x)/dx = 1/(2 sqrt(x)) is inf at 0,
-# and 0 * inf = nan further down.
+# A nan from sqrt at 0: the length of a zero vector. The forward value is fine (0), but
+# d sqrt(s)/ds = 1/(2 sqrt(s)) is inf at s = 0, and inf * 2x with x = 0 is nan.
 import torch
 
-x = torch.tensor([0.0, 4.0], requires_grad=True)
-y = torch.sqrt(x)
-loss = (y * 0.0 + y).sum()
-loss.backward()
-print(x.grad)
+x = torch.tensor([0.0, 0.0], requires_grad=True)
+s = (x ** 2).sum()
+length = torch.sqrt(s)
+length.backward()
+print(length, x.grad)

@@ -18,7 +18,8 @@ def lines(ex: Explanation):
 
     if ex.stdout:
         add(0, "", text("heading.output"), "bold")
-        for ln in ex.stdout.rstrip("\n").split("\n"):
+        import re
+        for ln in re.sub(r"0x[0-9a-f]+", "0x…", ex.stdout).rstrip("\n").split("\n"):
             add(1, "", ln, "dim")
         add(0, "", "")
     if ex.notes:
