@@ -22,6 +22,7 @@ They carry the builtin class name, so ``type(e).__name__`` and ``repr(e)`` read
 from __future__ import annotations
 
 import builtins as _py
+import os as _os
 from dataclasses import dataclass
 
 
@@ -102,14 +103,50 @@ SCRIPT_RAISED = "_autotrace_script_raised"
 SITE_ATTR = "_autotrace_site"
 
 
+_PKG_DIR = _os.path.dirname(_os.path.abspath(__file__))
+_MINE = (ScriptNameError, ScriptUnboundLocalError, ScriptAttributeError, ScriptImportError,
+         ScriptModuleNotFoundError)
+#: builtin classes that engine bugs typically raise: visible only when raised directly by
+#: an operation of the interpreter on script values (``d['missing']``), not when they
+#: come out of engine code
+_ORIGIN_CHECKED = (_py.KeyError, _py.AttributeError, _py.NameError)
+
+
+def _raised_by_interpreter(exc: BaseException) -> bool:
+    tb = exc.__traceback__
+    if tb is None:
+        return True
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_code.co_filename.startswith(_PKG_DIR)
+
+
 def is_visible(exc: BaseException) -> bool:
-    """True when ``exc`` belongs to the script (catchable, reported as a script error)."""
+    """True when ``exc`` belongs to the script (catchable, reported as a script error).
+
+    Script-visible: the exceptions of :data:`VISIBLE_EXCEPTIONS` (RecursionError
+    excepted), exceptions the script raised itself, and exceptions marked with
+    :func:`script_visible`. A plain KeyError/AttributeError/NameError counts only when
+    an interpreter operation raised it directly; out of engine code it is an engine bug.
+    """
+    try:
+        if exc.__dict__.get(SCRIPT_RAISED):
+            return True
+    except AttributeError:  # pragma: no cover
+        pass
+    if isinstance(exc, _ORIGIN_CHECKED) and not isinstance(exc, _MINE):
+        return _raised_by_interpreter(exc)
     if isinstance(exc, VISIBLE_EXCEPTIONS):
         return not isinstance(exc, _py.RecursionError)
-    try:
-        return bool(exc.__dict__.get(SCRIPT_RAISED))
-    except AttributeError:
-        return False
+    return False
+
+
+def script_visible(exc: BaseException) -> BaseException:
+    """Mark an exception raised by engine code as the script's business (for a KeyError
+    or AttributeError that mirrors PyTorch's, which would otherwise count as an engine
+    bug). Returns ``exc``: ``raise script_visible(KeyError(k))``."""
+    mark_script_raised(exc)
+    return exc
 
 
 def mark_script_raised(exc: BaseException) -> None:
