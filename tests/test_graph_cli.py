@@ -181,3 +181,14 @@ def test_deep_script_renders_in_seconds(tmp_path):
     nodes = svg_nodes(out.read_text(encoding="utf-8"))
     assert any(n["texts"][:1] == ["TanhBackward0 → MulBackward0"] for n in nodes.values())
     ET.fromstring(out.read_text(encoding="utf-8"))
+
+
+def test_docs_example_is_the_seed_graph():
+    """docs/graph-example.svg (made by `autotrace graph scenarios/seed1_mul_sum.py -o
+    docs/graph-example.svg --values`) shows what the issue asks for."""
+    svg = (ROOT / "docs" / "graph-example.svg").read_text(encoding="utf-8")
+    nodes = svg_nodes(svg)
+    texts = {t for n in nodes.values() for t in n["texts"]}
+    for word in ("x", "z", "MulBackward0", "SumBackward0", "AccumulateGrad", "value 15.", "grad [3., 3.]"):
+        assert word in texts
+    assert any(t.startswith("y ·") for t in texts)
