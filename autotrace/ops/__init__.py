@@ -96,10 +96,13 @@ def wrap_scalar(value):
     """A Python number as the 0-dim tensor PyTorch wraps it in (float -> float64,
     int -> int64, bool -> bool); flagged so promotion treats it as a scalar."""
     if isinstance(value, bool):
-        return Tensor._make(np.array(value, dtype=np.bool_))
-    if isinstance(value, int):
-        return Tensor._make(np.array(value, dtype=np.int64))
-    return Tensor._make(np.array(value, dtype=np.float64))
+        t = Tensor._make(np.array(value, dtype=np.bool_))
+    elif isinstance(value, int):
+        t = Tensor._make(np.array(value, dtype=np.int64))
+    else:
+        t = Tensor._make(np.array(value, dtype=np.float64))
+    t._wrapped = True
+    return t
 
 
 def as_tensor_arg(value, name="other"):

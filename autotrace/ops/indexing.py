@@ -115,9 +115,7 @@ def getitem(input, key):
         if isinstance(key, slice):
             return _slice(input, 0, key) if input.ndim else _zero_dim_error()
         key = (key,)
-    n_real = sum(1 for k in key if k is not None and k is not Ellipsis and not (isinstance(k, bool))
-                 and not (isinstance(k, Tensor) and k._dtype is dtypes.bool_ and k.ndim > 0 and False))
-    n_real = 0
+    n_real = 0  # dims of the input the key consumes
     for k in key:
         if k is None or k is Ellipsis or isinstance(k, bool):
             continue
@@ -145,7 +143,7 @@ def getitem(input, key):
             if not k:
                 advanced.append((dim, np.zeros(0, dtype=np.int64)))
             dim += 1
-        elif isinstance(k, int) or (isinstance(k, Tensor) and k.ndim == 0 and k._dtype.category == dtypes.INT and False):
+        elif isinstance(k, int):
             t = select(t, dim, k)
         elif isinstance(k, slice):
             if not (k.start is None and k.stop is None and k.step is None):
