@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from autotrace import check as lib
-from conftest import ROOT, SCENARIOS, run_cli
+from helpers import ROOT, SCENARIOS, run_cli
 
 ANSI = re.compile(r"\x1b\[")
 CASES = ROOT.parent / "shared" / "cases"
@@ -398,3 +398,21 @@ def test_tolerance_rule_is_isclose(a, delta):
     b = a + delta
     same = lib.compare(_doc(variables={"x": _tensor([a])}), _doc(variables={"x": _tensor([b])})) == []
     assert same == bool(np.isclose(b, a, rtol=lib.RTOL, atol=lib.ATOL)) or abs(abs(b - a) - (lib.ATOL + lib.RTOL * abs(a))) < 1e-12
+
+
+def test_warnings_are_diagnostics_on_stderr():
+    code = "import torch\nx = torch.ones(2, requires_grad=True)\ny = x * 2\nprint(y.grad)\n"
+    r = run_cli("run", "-e", code)
+    assert r.returncode == 0
+    assert "UserWarning" in r.stderr and "UserWarning" not in r.stdout
+    assert r.stdout.startswith("None\n")
+    r = run_cli("run", "-e", code, "--json")
+    doc = json.loads(r.stdout)                       # stdout is exactly one JSON document
+    assert doc["warnings"][0]["category"] == "UserWarning" and doc["warnings"][0]["line"] == 4
+
+
+def test_width_wraps_console_output():
+    r = run_cli("run", str(SCENARIOS / "seed1_mul_sum.py"), "--width", "50")
+    assert r.returncode == 0
+    assert max(len(line) for line in r.stdout.splitlines()) <= 50
+    assert r.stdout == run_cli("run", str(SCENARIOS / "seed1_mul_sum.py"), "--width", "50").stdout
