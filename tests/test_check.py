@@ -412,7 +412,9 @@ def test_warnings_are_diagnostics_on_stderr():
 
 
 def test_width_wraps_console_output():
-    r = run_cli("run", str(SCENARIOS / "seed1_mul_sum.py"), "--width", "50")
+    args = ("run", "-e", "z = (x*3).sum(); z.backward()", "--set", "x=[2.0, 3.0]")
+    wide = run_cli(*args, "--width", "120").stdout
+    r = run_cli(*args, "--width", "50")
     assert r.returncode == 0
-    assert max(len(line) for line in r.stdout.splitlines()) <= 50
-    assert r.stdout == run_cli("run", str(SCENARIOS / "seed1_mul_sum.py"), "--width", "50").stdout
+    assert max(len(line) for line in r.stdout.splitlines()) <= 50 < max(len(line) for line in wide.splitlines())
+    assert r.stdout == run_cli(*args, "--width", "50").stdout
