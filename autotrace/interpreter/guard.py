@@ -25,7 +25,7 @@ from __future__ import annotations
 from .errors import ScriptAttributeError
 from .limits import RT, seq_limit
 from .ops import (CONTAINERS, deep_check, format_string, hash_check, safe_callable, take)
-from .values import BoundBuiltin, display_name
+from .values import BoundBuiltin, CaughtException, display_name
 
 _MISSING = object()
 _INTS = (int, bool)
@@ -354,8 +354,10 @@ def _exists(o, tp, name: str) -> bool:
 
 
 def _attr_error(o, name: str) -> ScriptAttributeError:
-    tp = type(o)
     disp = display_name(o)
+    if type(o) is CaughtException:
+        o = o._exc
+    tp = type(o)
     modname = RT.module_names.get(id(o))
     exists = _exists(o, tp, name)
     if modname is not None:

@@ -14,8 +14,10 @@ through such operations and keeps the time checks firing during heavy builtin wo
 
 from __future__ import annotations
 
+import _string
 import math
 import operator
+from itertools import islice as _islice
 
 from .limits import MAX_CONTAINER_DEPTH, RT, LimitExceeded, int_limit, seq_limit
 
@@ -29,44 +31,71 @@ _log2 = math.log2
 # ---------------------------------------------------------------------------
 # nested containers
 
+def _parts(o):
+    return (o.keys(), o.values()) if type(o) is dict else (o,)
+
+
+def _children(o) -> tuple[int, list]:
+    """(own weight, container children) of a builtin container."""
+    w = 1
+    kids = []
+    for part in _parts(o):
+        w += len(part)
+        kinds = set(map(type, part))
+        if str in kinds:
+            w += sum(len(e) for e in part if type(e) is str) >> 3
+        if not kinds.isdisjoint(CONTAINERS):
+            kids.extend(e for e in part if type(e) in CONTAINERS)
+    return w, kids
+
+
 def deep_check(x) -> None:
     """Refuse to print/compare/hash a builtin container whose expansion is too big.
 
-    Counts elements with multiplicity (so ``x = [x, x]`` repeated is caught) and string
-    characters, stopping at the sequence limit; refuses nesting deeper than
-    :data:`MAX_CONTAINER_DEPTH` (C code recurses on it). Cost is bounded by the limit.
+    The weight counts elements with multiplicity (so ``x = [x, x]`` repeated is caught
+    although it holds few objects) plus string characters / 8, and must stay within
+    the sequence limit; nesting deeper than :data:`MAX_CONTAINER_DEPTH` is refused (C
+    code recurses on it). Each distinct container is visited once (memoised by id), so
+    the check costs O(objects), not O(expansion). Cycles count as one element (Python
+    prints them as ``[...]``).
     """
     if type(x) not in CONTAINERS:
         return
+    w, kids = _children(x)
+    if not kids:
+        if w > RT.max_seq:
+            raise seq_limit(w, "printing, comparing or hashing this value")
+        return
     budget = RT.max_seq
-    total = 0
-    stack = [(x, 0)]
-    pop = stack.pop
-    push = stack.append
+    memo: dict[int, tuple[int, int] | None] = {id(x): None}
+    stack = [(x, w, kids, False)]
     while stack:
-        o, d = pop()
-        if d > MAX_CONTAINER_DEPTH:
+        o, w, kids, done = stack.pop()
+        if not done:
+            stack.append((o, w, kids, True))
+            for c in kids:
+                cid = id(c)
+                if cid not in memo:
+                    memo[cid] = None
+                    cw, ck = _children(c)
+                    stack.append((c, cw, ck, False))
+            continue
+        depth = 1
+        for c in kids:
+            m = memo[id(c)]
+            if m is None:       # a cycle back to a container being expanded
+                continue
+            w += m[0]
+            if m[1] >= depth:
+                depth = m[1] + 1
+        if w > budget:
+            raise seq_limit(w, "printing, comparing or hashing this value")
+        if depth > MAX_CONTAINER_DEPTH:
             raise LimitExceeded(
                 "nesting",
                 f"nesting limit reached: containers nested more than {MAX_CONTAINER_DEPTH} levels deep "
                 "cannot be printed, compared or hashed")
-        if type(o) is dict:
-            parts = (o.keys(), o.values())
-        else:
-            parts = (o,)
-        for part in parts:
-            total += len(part) + 1
-            if total > budget:
-                raise seq_limit(total, "printing, comparing or hashing this value")
-            kinds = set(map(type, part))
-            if str in kinds:
-                total += sum(len(e) for e in part if type(e) is str) // 8
-                if total > budget:
-                    raise seq_limit(total, "printing, comparing or hashing this value")
-            if not kinds.isdisjoint(CONTAINERS):
-                for e in part:
-                    if type(e) in CONTAINERS:
-                        push((e, d + 1))
+        memo[id(o)] = (w, depth)
 
 
 def hash_check(k) -> None:
@@ -99,20 +128,16 @@ def take(x, limit: int | None = None, what: str = "the result"):
             raise seq_limit(n, what)
         st.charge(n)
         return list(x)
+    it = iter(x)
     out = []
-    ap = out.append
-    n = 0
-    for v in x:
-        ap(v)
-        n += 1
-        if not n & 1023:
-            if n > mx:
-                raise seq_limit(n, what)
-            st.charge(1024)
-    if n > mx:
-        raise seq_limit(n, what)
-    st.charge(n & 1023)
-    return out
+    while True:
+        chunk = list(_islice(it, 4096))
+        out += chunk
+        if len(out) > mx:
+            raise seq_limit(len(out), what)
+        st.charge(len(chunk))
+        if len(chunk) < 4096:
+            return out
 
 
 def charge_new(r) -> None:
@@ -440,7 +465,6 @@ def format_string(fmt: str, args: tuple, kwargs: dict) -> str:
     fields (with conversions and format specs, nested specs one level deep). Field
     names with attribute or index lookups (``{0.__class__}``, ``{0[0]}``) raise
     ValueError: they would let a format string walk object internals."""
-    import _string
     state = {"auto": 0, "mode": None}
     mx = RT.max_seq
     out: list[str] = []

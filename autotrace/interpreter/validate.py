@@ -99,27 +99,54 @@ def _name_refusal(name: str, node, what: str) -> Refusal:
                    f"({what} names starting and ending with '__' are reserved)", node)
 
 
+class _Span:
+    """A position that is not a whole node (the ``.name`` part of an attribute)."""
+
+    def __init__(self, lineno, col_offset, end_lineno, end_col_offset):
+        self.lineno = lineno
+        self.col_offset = col_offset
+        self.end_lineno = end_lineno
+        self.end_col_offset = end_col_offset
+
+
+def _position(node) -> tuple[int, int]:
+    return (getattr(node, "lineno", 0) or 0, getattr(node, "col_offset", 0) or 0)
+
+
 def validate(tree: ast.AST) -> None:
-    """Check ``tree`` against the allow-list; raise :class:`Refusal` on the first
-    problem in source order. Iterative (no recursion on the tree)."""
+    """Check ``tree`` against the allow-list; raise :class:`Refusal` for the problem
+    that comes first in the source. Iterative (no recursion on the tree)."""
+    first: Refusal | None = None
     stack = [(tree, 0)]
     pop = stack.pop
     push = stack.append
     while stack:
         node, depth = pop()
+        problem = None
         if depth > MAX_DEPTH:
-            raise Refusal("SyntaxError",
-                          f"expression or statement nested too deeply (more than {MAX_DEPTH} levels)", node)
-        t = type(node)
-        if t not in _ALLOWED:
-            msg = _REFUSED.get(t.__name__)
-            if msg is None:
-                msg = f"{t.__name__} is not supported in autotrace scripts"
-            raise Refusal("SyntaxError", msg, node)
-        _check_node(node, t)
-        children = list(ast.iter_child_nodes(node))
-        for child in reversed(children):
+            problem = Refusal("SyntaxError",
+                              f"expression or statement nested too deeply (more than {MAX_DEPTH} levels)", node)
+        else:
+            t = type(node)
+            if t not in _ALLOWED:
+                msg = _REFUSED.get(t.__name__)
+                if msg is None:
+                    msg = f"{t.__name__} is not supported in autotrace scripts"
+                problem = Refusal("SyntaxError", msg, node)
+            else:
+                try:
+                    _check_node(node, t)
+                except Refusal as r:
+                    problem = r
+        if problem is not None:
+            if first is None or _position(problem.node) < _position(first.node):
+                first = problem
+            if depth > MAX_DEPTH or type(node) not in _ALLOWED:
+                continue
+        for child in ast.iter_child_nodes(node):
             push((child, depth + 1))
+    if first is not None:
+        raise first
 
 
 def _check_node(node, t) -> None:
@@ -128,7 +155,9 @@ def _check_node(node, t) -> None:
             raise Refusal("NameError", f"name {node.id!r} is not available in autotrace scripts", node)
     elif t is ast.Attribute:
         if is_dunder(node.attr):
-            raise Refusal("AttributeError", f"attribute {node.attr!r} is not available in autotrace scripts", node)
+            v = node.value
+            at = _Span(v.end_lineno, v.end_col_offset, node.end_lineno, node.end_col_offset)
+            raise Refusal("AttributeError", f"attribute {node.attr!r} is not available in autotrace scripts", at)
     elif t is ast.Constant:
         if isinstance(node.value, bytes):
             raise Refusal("SyntaxError", "bytes literals are not supported in autotrace scripts", node)
