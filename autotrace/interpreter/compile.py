@@ -45,6 +45,10 @@ CONTINUE = 2
 RETURN = 3
 
 _MISS = object()
+#: in-place operators that cannot grow a value when the other operand is a number
+#: constant (``x += 1``: a list or str would raise TypeError; ``*`` only for non-ints)
+_RAW_INPLACE = {"Add": operator.iadd, "Sub": operator.isub, "Div": operator.itruediv,
+                "FloorDiv": operator.ifloordiv, "Mult": operator.imul}
 _RAW_CMP = {"Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt,
             "LtE": operator.le, "Gt": operator.gt, "GtE": operator.ge}
 
@@ -52,10 +56,11 @@ _RAW_CMP = {"Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt,
 # ---------------------------------------------------------------------------
 # run-time helpers
 
-#: type -> its ``_on_bind`` function (None when it has none)
-_BIND: dict[type, object] = {t: None for t in (
-    int, float, bool, str, list, tuple, dict, set, frozenset, complex, range, type(None),
-    ScriptFunction, CaughtException, ScriptGenerator, type)}
+_NO_BIND = (int, float, bool, str, list, tuple, dict, set, frozenset, complex, range,
+            type(None), ScriptFunction, CaughtException, ScriptGenerator, type)
+#: type -> True when it has an ``_on_bind`` method, None when not (reset every run, so
+#: that a method patched between runs is seen)
+_BIND: dict[type, object] = dict.fromkeys(_NO_BIND)
 _bget = _BIND.get
 
 
@@ -63,14 +68,18 @@ def _bind_slow(v, name: str) -> None:
     tp = type(v)
     h = _BIND.get(tp, _MISS)
     if h is _MISS:
-        h = None
-        if mro_lookup(tp, "_on_bind", _MISS) is not _MISS:
-            h = getattr(tp, "_on_bind", None)
-            if not callable(h):
-                h = None
+        h = True if mro_lookup(tp, "_on_bind", _MISS) is not _MISS else None
         _BIND[tp] = h
     if h is not None:
-        h(v, name)
+        tp._on_bind(v, name)
+
+
+def reset_caches() -> None:
+    """Forget per-type decisions (allow-lists, hooks): called at the start of every run."""
+    _BIND.clear()
+    _BIND.update(dict.fromkeys(_NO_BIND))
+    _CM_OK.clear()
+    _POLICIES.clear()
 
 
 def _unbound_local(name: str, site) -> ScriptUnboundLocalError:
@@ -461,6 +470,26 @@ class Compiler:
         target = node.target
         t = type(target)
         if t is ast.Name:
+            c = _num_const(node.value)
+            opname = type(node.op).__name__
+            raw = _RAW_INPLACE.get(opname)
+            if c is not None and raw is not None and (opname != "Mult" or type(c) is not int) \
+                    and self.scope.resolve(target.id)[0] == "global" and target.id not in BUILTINS:
+                G = self.G
+                name = target.id
+                tsite = self.site(target)
+
+                def ex(fr):
+                    try:
+                        cur = G[name]
+                    except KeyError:
+                        raise name_error(name, tsite) from None
+                    _S.current = _site
+                    v = raw(cur, c)
+                    G[name] = v
+                    if _bget(type(v), 1) is not None:
+                        _bind_slow(v, name)
+                return ex
             load = self.load_name(target.id, self.site(target))
             store = self.store(target)
 
@@ -1332,6 +1361,20 @@ class Compiler:
                 f = raw[opname]
             lev = self.expr(L)
             rc = _num_const(R)
+            if rc is not None and opname in raw and type(L) is ast.Name \
+                    and self.scope.resolve(L.id)[0] == "global" and L.id not in BUILTINS:
+                G = self.G
+                lname = L.id
+                lsite = self.site(L)
+
+                def ev(fr):
+                    try:
+                        a = G[lname]
+                    except KeyError:
+                        raise name_error(lname, lsite) from None
+                    _S.current = _site
+                    return f(a, rc)
+                return ev
             if rc is not None and opname in raw:
                 def ev(fr):
                     a = lev(fr)
@@ -1396,6 +1439,8 @@ class Compiler:
             _S.current = _site
             if type(k) is tuple and type(o) is dict:
                 deep_check(k)
+            elif type(o) is type:
+                raise TypeError(f"type {o.__name__!r} is not subscriptable in autotrace scripts")
             return o[k]
         return ev
 

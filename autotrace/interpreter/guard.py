@@ -134,7 +134,13 @@ def _dict_setdefault(d, k, default=None):
 
 def _dict_update(d, other=(), /, **kwargs):
     if type(other) is not dict:
-        other = dict(other) if hasattr(type(other), "keys") else take(other)
+        if hasattr(type(other), "keys"):
+            other = dict(other)
+        else:
+            other = take(other)
+            for pair in other:
+                if type(pair) in (tuple, list) and len(pair) == 2:
+                    hash_check(pair[0])
     total = len(d) + len(other) + len(kwargs)
     if total > RT.max_seq:
         raise seq_limit(total)
@@ -220,7 +226,7 @@ METHODS: dict[type, dict[str, object]] = {
     int: _unbound(int, ("conjugate", "bit_length", "bit_count", "as_integer_ratio", "is_integer")),
     float: _unbound(float, ("is_integer", "conjugate", "as_integer_ratio", "hex")),
     complex: _unbound(complex, ("conjugate",)),
-    range: _unbound(range, ("count", "index")),
+    range: {},   # count/index scan in C for non-int arguments: not offered
     BaseException: {},
 }
 METHODS[bool] = METHODS[int]

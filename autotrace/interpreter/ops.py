@@ -23,7 +23,9 @@ from .limits import MAX_CONTAINER_DEPTH, RT, LimitExceeded, int_limit, seq_limit
 
 _INTS = frozenset({int, bool})
 _SEQS = frozenset({str, list, tuple})
-CONTAINERS = frozenset({list, tuple, dict, set, frozenset})
+_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
+#: builtin containers whose printing/comparing/hashing recurses in C
+CONTAINERS = frozenset({list, tuple, dict, set, frozenset, *_VIEWS})
 _MUL_CHECK = frozenset({int, bool, str, list, tuple})
 _log2 = math.log2
 
@@ -185,7 +187,21 @@ def _check_mul(a, b):
 
 
 def mul(a, b):
-    if type(a) in _MUL_CHECK or type(b) in _MUL_CHECK:
+    ta = type(a)
+    tb = type(b)
+    if ta is float or tb is float:      # float * sequence is a TypeError: no growth
+        return a * b
+    if ta is int and tb is int:
+        n = a.bit_length() + b.bit_length()
+        if n > RT.max_bits:
+            if a and b and n - 1 > RT.max_bits:
+                raise int_limit(n - 1, "*")
+            r = a * b
+            if r.bit_length() > RT.max_bits:
+                raise int_limit(r.bit_length(), "*")
+            return r
+        return a * b
+    if ta in _MUL_CHECK or tb in _MUL_CHECK:
         _check_mul(a, b)
         r = a * b
         if type(r) is int and r.bit_length() > RT.max_bits:
@@ -361,16 +377,40 @@ gt = _cmp(operator.gt)
 ge = _cmp(operator.ge)
 
 
+_FAST_CONTAINS = frozenset({list, tuple, dict, set, frozenset, str, *_VIEWS})
+
+
 def contains(a, b):
-    """``a in b``"""
+    """``a in b``, never an unbounded loop in C."""
     tb = type(b)
-    if tb is range and type(a) not in _INTS:
-        return _range_contains(a, b)
-    if tb in CONTAINERS:
-        if type(a) in CONTAINERS:
-            deep_check(a)
+    if tb not in _FAST_CONTAINS:
+        if tb is range:
+            if type(a) in _INTS:
+                return a in b
+            return _range_contains(a, b)
+        if not hasattr(tb, "__contains__"):
+            return _iter_contains(a, b)     # iterators: Python would scan them in C
+        return a in b                       # engine objects: their own __contains__
+    if type(a) in CONTAINERS:
+        deep_check(a)
+        if tb in CONTAINERS:
             deep_check(b)
     return a in b
+
+
+def _iter_contains(a, it):
+    st = RT
+    n = 0
+    for x in it:
+        if x is a or x == a:
+            st.charge(n)
+            return True
+        n += 1
+        if not n & 1023:
+            st.charge(1024)
+            n = 0
+    st.charge(n)
+    return False
 
 
 def not_contains(a, b):
@@ -565,6 +605,9 @@ def safe_dict(x=(), /, **kwargs):
     else:
         x = take(x)
         n = len(x)
+        for pair in x:
+            if type(pair) in (tuple, list) and len(pair) == 2:
+                hash_check(pair[0])
     total = n + len(kwargs)
     if total > RT.max_seq:
         raise seq_limit(total)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import os
 import sys
+import warnings
 from dataclasses import dataclass, field
 
 from .. import site as _site_mod
@@ -80,7 +81,9 @@ def parse_script(source: str | bytes, filename: str) -> Program:
     if not text.strip():
         _reject("SyntaxError", "empty script")
     try:
-        tree = ast.parse(text, filename=filename, mode="exec")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # SyntaxWarning/DeprecationWarning: not the run's business
+            tree = ast.parse(text, filename=filename, mode="exec")
     except SyntaxError as e:
         end = e.end_offset if (e.end_lineno in (None, e.lineno) and e.end_offset and e.offset
                                and e.end_offset > e.offset) else None
@@ -98,7 +101,9 @@ def parse_script(source: str | bytes, filename: str) -> Program:
         line, col, end_line, end_col = smap.span(r.node)
         _reject(r.type, r.message, line, col + 1, end_col + 1 if end_line == line and end_col > col else None)
     try:
-        compile(tree, filename, "exec", dont_inherit=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(tree, filename, "exec", dont_inherit=True)
     except SyntaxError as e:
         end = e.end_offset if (e.end_lineno in (None, e.lineno) and e.end_offset and e.offset
                                and e.end_offset > e.offset) else None
@@ -224,6 +229,8 @@ def run_program(program: Program, *, modules: dict[str, object],
     st = RT
     if st.active:
         raise RuntimeError("run_program() is already running a script (it is not reentrant)")
+    from .compile import reset_caches
+    reset_caches()
     st.reset(limits)
     st.modules = dict(modules)
     st.module_names = {id(v): k for k, v in modules.items()}

@@ -154,3 +154,28 @@ def test_engine_call_restores_site():
 
     assert out("engine(lambda t: t * 2)\nprint('ok')", predefined={"engine": engine}) == "ok\n"
     assert seen == [True]
+
+
+def test_hooks_and_allow_lists_patched_between_runs_are_seen():
+    class T:
+        _script_attrs = frozenset({"a"})
+
+        def __init__(self):
+            self.a = 1
+            self.b = 2
+            self.bound = []
+
+        def _on_bind(self, name):
+            self.bound.append(name)
+
+    r = run("x = t\ny = t.a", predefined={"t": T()})
+    assert r.error is None and r.globals["t"].bound == ["x"]
+    assert run("y = t.b", predefined={"t": T()}).error.type == "AttributeError"
+    orig = T._on_bind
+    T._on_bind = lambda self, name: self.bound.append(name.upper())
+    T._script_attrs = frozenset({"a", "b"})
+    try:
+        r = run("x = t\ny = t.b", predefined={"t": T()})
+        assert r.error is None and r.globals["y"] == 2 and r.globals["t"].bound == ["X"]
+    finally:
+        T._on_bind = orig

@@ -154,6 +154,17 @@ HOSTILE = [
     ("x = [i async for i in y]", "parse", "SyntaxError", None),
     ("def f():\n    await g()", "parse", "SyntaxError", None),
     ("while True:\n    pass", "limit", "LimitError", "time limit of 0.3 s"),
+    # C-level loops that no step counter would see
+    ("x = 'x' in iter(int, 1)", "limit", "LimitError", "time limit of 0.3 s"),
+    ("x = list(iter(int, 1))", "limit", "LimitError", None),
+    ("x = sorted(iter(int, 1))", "limit", "LimitError", None),
+    ("x = ''.join(map(str, iter(int, 1)))", "limit", "LimitError", None),
+    ("x = range(10**18).count(0.5)", "run", "AttributeError",
+     "attribute 'count' of 'range' objects is not available"),
+    ("x = list[int](range(10**9))", "run", "TypeError", "type 'list' is not subscriptable in autotrace scripts"),
+    ("x = [0]\nfor i in range(60):\n    x = [x, x]\nd = {'k': x}\nprint(d.values())", "limit", "LimitError",
+     "size limit"),
+    ("x = (0,)\nfor i in range(60):\n    x = (x, x)\nd = dict([(x, 1)])", "limit", "LimitError", "size limit"),
 ]
 
 
