@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, autotrace_cmd
+from helpers import ROOT, autotrace_cmd
 
 SCRIPT = ROOT / "docs" / "regression.sh"
 
