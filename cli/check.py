@@ -112,7 +112,7 @@ def _check_one(lib, script, expr, golden_path, update, rtol, atol, sets, lim, no
     """(result dict, exit code) for one script."""
     from autotrace.runner import UsageError, run
 
-    shown = script if script is not None else "<expr>"
+    shown = "<expr>" if script is None else "<stdin>" if script == "-" else script
     result = {"script": shown, "golden": golden_path, "status": "error", "differences": [], "error": None}
 
     def usage(reason):
