@@ -269,6 +269,15 @@ class Compiler:
     def site(self, node):
         return self.smap.site(node, self.stmt_text)
 
+    def lazy_site(self, node):
+        """A function building the Site of ``node`` when an error needs it (name loads
+        are many, their sites are rarely used)."""
+        smap, text = self.smap, self.stmt_text
+
+        def make():
+            return smap.site(node, text)
+        return make
+
     def header_text(self, node) -> str:
         sm = self.smap
         t = type(node)
@@ -477,20 +486,20 @@ class Compiler:
                     and self.scope.resolve(target.id)[0] == "global" and target.id not in BUILTINS:
                 G = self.G
                 name = target.id
-                tsite = self.site(target)
+                tsite = self.lazy_site(target)
 
                 def ex(fr):
                     try:
                         cur = G[name]
                     except KeyError:
-                        raise name_error(name, tsite) from None
+                        raise name_error(name, tsite()) from None
                     _S.current = _site
                     v = raw(cur, c)
                     G[name] = v
                     if _bget(type(v), 1) is not None:
                         _bind_slow(v, name)
                 return ex
-            load = self.load_name(target.id, self.site(target))
+            load = self.load_name(target.id, self.lazy_site(target))
             store = self.store(target)
 
             def ex(fr):
@@ -1169,9 +1178,9 @@ class Compiler:
         return ev
 
     def e_Name(self, node):
-        return self.load_name(node.id, self.site(node))
+        return self.load_name(node.id, self.lazy_site(node))
 
-    def load_name(self, name: str, _site):
+    def load_name(self, name: str, mksite):
         scope = self.scope
         r = scope.resolve(name)
         if r[0] == "global":
@@ -1188,7 +1197,7 @@ class Compiler:
                 try:
                     return G[name]
                 except KeyError:
-                    raise name_error(name, _site) from None
+                    raise name_error(name, mksite()) from None
             return ev
         if r[0] == "local":
             i = r[1]
@@ -1200,7 +1209,7 @@ class Compiler:
             def ev(fr):
                 v = fr[i]
                 if v is UNBOUND:
-                    raise _unbound_local(name, _site)
+                    raise _unbound_local(name, mksite())
                 return v
             return ev
         _, depth, i = r
@@ -1208,14 +1217,14 @@ class Compiler:
             def ev(fr):
                 v = fr[0][i]
                 if v is UNBOUND:
-                    raise _unbound_free(name, _site)
+                    raise _unbound_free(name, mksite())
                 return v
             return ev
         if depth == 2:
             def ev(fr):
                 v = fr[0][0][i]
                 if v is UNBOUND:
-                    raise _unbound_free(name, _site)
+                    raise _unbound_free(name, mksite())
                 return v
             return ev
 
@@ -1225,7 +1234,7 @@ class Compiler:
                 f = f[0]
             v = f[i]
             if v is UNBOUND:
-                raise _unbound_free(name, _site)
+                raise _unbound_free(name, mksite())
             return v
         return ev
 
@@ -1253,13 +1262,13 @@ class Compiler:
             if type(L) is ast.Name and self.scope.resolve(L.id)[0] == "global" and L.id not in BUILTINS:
                 G = self.G
                 lname = L.id
-                lsite = self.site(L)
+                lsite = self.lazy_site(L)
 
                 def ev(fr):
                     try:
                         a = G[lname]
                     except KeyError:
-                        raise name_error(lname, lsite) from None
+                        raise name_error(lname, lsite()) from None
                     _S.current = _site
                     return raw(a, c)
                 return ev
@@ -1365,13 +1374,13 @@ class Compiler:
                     and self.scope.resolve(L.id)[0] == "global" and L.id not in BUILTINS:
                 G = self.G
                 lname = L.id
-                lsite = self.site(L)
+                lsite = self.lazy_site(L)
 
                 def ev(fr):
                     try:
                         a = G[lname]
                     except KeyError:
-                        raise name_error(lname, lsite) from None
+                        raise name_error(lname, lsite()) from None
                     _S.current = _site
                     return f(a, rc)
                 return ev

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import gc
 import os
 import sys
 import warnings
@@ -65,6 +66,22 @@ def _stack_depth() -> int:
 
 
 def parse_script(source: str | bytes, filename: str) -> Program:
+    """Parse, check and compile a script (see :func:`_parse_script`).
+
+    Python's cyclic garbage collector is paused meanwhile: compiling creates many
+    small objects and no garbage cycles, and full collections over a large AST would
+    make compile time grow quadratically with the script's size.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse_script(source, filename)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _parse_script(source: str | bytes, filename: str) -> Program:
     """Parse, check and compile a script.
 
     ``source`` is the script text (bytes must be UTF-8). Returns a :class:`Program`.

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ast
 
+from .validate import child_fields
+
 
 class Scope:
     """One function, lambda, comprehension or the module."""
@@ -167,14 +169,17 @@ def analyse(tree: ast.Module) -> ScopeInfo:
             return
         if t is ast.arg:
             return  # annotations are not evaluated
-        for field, value in ast.iter_fields(node):
-            if field in ("annotation", "returns", "type_comment"):
+        for field in child_fields(t):
+            if field == "annotation" or field == "returns":
                 continue
-            if isinstance(value, list):
+            value = getattr(node, field, None)
+            if value is None:
+                continue
+            if type(value) is list:
                 for v in value:
-                    if isinstance(v, ast.AST):
+                    if v is not None:
                         visit(v, scope)
-            elif isinstance(value, ast.AST):
+            else:
                 visit(value, scope)
 
     for stmt in tree.body:

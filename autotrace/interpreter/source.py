@@ -19,6 +19,7 @@ class SourceMap:
     def __init__(self, source: str):
         self.source = source
         self.lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        self.ascii = [line.isascii() for line in self.lines]
 
     def line(self, lineno: int) -> str:
         if 1 <= lineno <= len(self.lines):
@@ -27,10 +28,11 @@ class SourceMap:
 
     def char_col(self, lineno: int, byte_col: int) -> int:
         """0-based character column of an ``ast`` byte offset on line ``lineno``."""
-        text = self.line(lineno)
-        if text.isascii():
-            return byte_col
-        return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+        if 1 <= lineno <= len(self.lines):
+            if self.ascii[lineno - 1]:
+                return byte_col
+            return len(self.lines[lineno - 1].encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+        return byte_col
 
     def segment(self, l1: int, c1: int, l2: int, c2: int) -> str:
         """Source text from (l1, c1) to (l2, c2); character columns, 0-based."""

@@ -143,10 +143,35 @@ def validate(tree: ast.AST) -> None:
                 first = problem
             if depth > MAX_DEPTH or type(node) not in _ALLOWED:
                 continue
-        for child in ast.iter_child_nodes(node):
-            push((child, depth + 1))
+        d = depth + 1
+        for f in child_fields(type(node)):
+            v = getattr(node, f, None)
+            if v is None:
+                continue
+            if type(v) is list:
+                for c in v:
+                    if c is not None:
+                        push((c, d))
+            else:
+                push((v, d))
     if first is not None:
         raise first
+
+
+#: fields that never hold nodes worth walking (names, operators, contexts, flags)
+_SCALAR_FIELDS = frozenset({
+    "ctx", "op", "ops", "id", "attr", "arg", "name", "module", "level", "kind",
+    "type_comment", "conversion", "is_async", "asname", "type_ignores", "tag", "simple",
+})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: (), ast.Import: (), ast.ImportFrom: ()}
+
+
+def child_fields(t: type) -> tuple[str, ...]:
+    """Names of the fields of node type ``t`` that hold child nodes (lists or nodes)."""
+    f = _CHILD_FIELDS.get(t)
+    if f is None:
+        f = _CHILD_FIELDS[t] = tuple(x for x in t._fields if x not in _SCALAR_FIELDS)
+    return f
 
 
 def _check_node(node, t) -> None:
