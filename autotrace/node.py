@@ -10,6 +10,7 @@ broadcast gradient back to them, as PyTorch's ``validate_outputs`` does).
 
 from __future__ import annotations
 
+import re
 import weakref
 
 from . import record, site
@@ -24,11 +25,25 @@ SAVED_FREED = (
 )
 
 _sequence = 0
+_addresses = 0
 
 
 def reset_sequence() -> None:
-    global _sequence
+    global _sequence, _addresses
     _sequence = 0
+    _addresses = 0
+
+
+def display_address(obj) -> str:
+    """A stable stand-in for the memory address in ``<MulBackward0 object at 0x…>``:
+    the n-th object printed in a run gets the n-th address, so the same script prints the
+    same text on every run (and golden files can hold it)."""
+    global _addresses
+    addr = obj._addr
+    if addr is None:
+        _addresses += 1
+        addr = obj._addr = 0x7F0000001000 + 0x70 * _addresses
+    return f"0x{addr:x}"
 
 
 class VersionCounter:
@@ -69,11 +84,11 @@ class SavedTensor:
         if self.counter.value != self.version:
             if self.is_output:
                 t = Tensor._make(self.data)
-                where = f", which is output {self.output_nr} of {node.name()}"
+                where = f", which is output {self.output_nr} of {_op_name(node)}"
             else:
                 t = self.tensor
                 fn = t.grad_fn
-                where = f", which is output {t._output_nr} of {fn.name()}" if fn is not None else ""
+                where = f", which is output {t._output_nr} of {_op_name(fn)}" if fn is not None else ""
             shape = ", ".join(str(s) for s in t.shape)
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
@@ -90,6 +105,11 @@ class SavedTensor:
                 t._output_nr = self.output_nr
             return t
         return self.tensor
+
+
+def _op_name(node) -> str:
+    """The op a node records, as torch 2.13's in-place error names it: ``ExpBackward0`` → ``Exp``."""
+    return re.sub(r"Backward\d*$", "", node.op.node)
 
 
 class Context:
@@ -125,7 +145,7 @@ class Node:
 
     __slots__ = ("op", "next_functions", "saved", "attrs", "seq", "rec", "in_meta",
                  "n_outputs", "pre_hooks", "retains_grad", "post_hooks", "had_saved",
-                 "metadata", "__weakref__")
+                 "metadata", "_addr", "__weakref__")
 
     _script_attrs = frozenset({
         "name", "next_functions", "metadata", "register_hook", "register_prehook",
@@ -153,6 +173,7 @@ class Node:
         self.retains_grad = None
         self.post_hooks = None
         self.metadata = {}
+        self._addr = None
         rec = record.active
         if rec is not None:
             self.rec = NodeRecord(
@@ -216,7 +237,7 @@ class Node:
         raise AttributeError(f"'{object.__getattribute__(self, 'op').node}' object has no attribute '{name}'")
 
     def __repr__(self) -> str:
-        return f"<{self.op.node} object at 0x{id(self):x}>"
+        return f"<{self.op.node} object at {display_address(self)}>"
 
     __str__ = __repr__
 

@@ -330,7 +330,7 @@ class Tensor:
 
         fn = self.grad_fn
         return tensor_repr(self._data, self._dtype.name, requires_grad=self._requires_grad,
-                           grad_fn_name=fn.name() if fn is not None else None)
+                           grad_fn_name=fn.op.node if fn is not None else None)
 
     __str__ = __repr__
 

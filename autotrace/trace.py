@@ -81,7 +81,7 @@ def variable_of(name: str, value) -> Variable | None:
             value=None if big else data.copy(),
             shape=tuple(data.shape), dtype=value._dtype.name,
             requires_grad=value._requires_grad, is_leaf=fn is None,
-            grad_fn=fn.name() if fn is not None else None,
+            grad_fn=fn.op.node if fn is not None else None,
             grad=None if grad is None else (grad._data.copy() if grad._data.size <= VALUE_LIMIT else None),
             node=node, retains_grad=value._retains_grad,
             summary=summarise(data) if big else None,

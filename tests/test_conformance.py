@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from conftest import CONFORMANCE, ROOT, SCENARIOS, require_torch, run_json
+from helpers import CONFORMANCE, ROOT, SCENARIOS, require_torch, run_json
 
 ADDR = re.compile(r"0x[0-9a-fA-F]+")
 SCRIPTS = sorted(SCENARIOS.glob("*.py")) + sorted(CONFORMANCE.glob("*.py"))

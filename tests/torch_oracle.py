@@ -14,7 +14,11 @@ import json
 import math
 import sys
 import traceback
+import re
 import warnings
+
+# torch appends where in its C++ source a warning came from in some environments
+TRIGGERED = re.compile(r" \(Triggered internally at [^)]*\)$")
 
 
 def _number(x):
@@ -97,7 +101,8 @@ def run(path: str, sets=()) -> dict:
             variables[name] = v
     return {
         "stdout": out.getvalue(), "error": error,
-        "warnings": [{"category": w.category.__name__, "message": str(w.message)} for w in caught],
+        "warnings": [{"category": w.category.__name__, "message": TRIGGERED.sub("", str(w.message))}
+                     for w in caught],
         "variables": variables,
     }
 
