@@ -75,8 +75,13 @@ _ALLOWED = {
     ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot, ast.In, ast.NotIn,
 }
 
+_DUNDER_HINTS = {
+    "__name__": " (a script always runs as the main program: drop the 'if __name__ == \"__main__\":' guard)",
+}
+
 _REFUSED = {
-    "ClassDef": "class definitions are not supported in autotrace scripts",
+    "ClassDef": "class definitions are not supported in autotrace scripts "
+                "(build models with nn.Sequential and functions instead of subclassing nn.Module)",
     "AsyncFunctionDef": "'async def' is not supported in autotrace scripts",
     "AsyncFor": "'async for' is not supported in autotrace scripts",
     "AsyncWith": "'async with' is not supported in autotrace scripts",
@@ -177,7 +182,8 @@ def child_fields(t: type) -> tuple[str, ...]:
 def _check_node(node, t) -> None:
     if t is ast.Name:
         if is_dunder(node.id):
-            raise Refusal("NameError", f"name {node.id!r} is not available in autotrace scripts", node)
+            hint = _DUNDER_HINTS.get(node.id, "")
+            raise Refusal("NameError", f"name {node.id!r} is not available in autotrace scripts{hint}", node)
     elif t is ast.Attribute:
         if is_dunder(node.attr):
             v = node.value

@@ -798,3 +798,20 @@ def test_scripts_can_use_names_like_type_and_input_when_bound():
 
 def test_docstrings_and_pass():
     assert out('"""doc"""\ndef f():\n    """doc"""\n    pass\nprint(f())') == "None\n"
+
+
+def test_cyclic_and_view_printing():
+    assert out("x = [1]\nx.append(x)\nprint(x)\nd = {'a': [1]}\nprint(d.keys(), d.values(), d.items())") == \
+        "[1, [...]]\ndict_keys(['a']) dict_values([[1]]) dict_items([('a', [1])])\n"
+
+
+def test_main_guard_gets_a_hint():
+    from conftest import reject
+    e = reject("if __name__ == '__main__':\n    pass")
+    assert e.type == "NameError"
+    assert "drop the 'if __name__ == \"__main__\":' guard" in e.message
+
+
+def test_elif_error_location():
+    e = err("import torch\nx = 1\nif x > 5:\n    pass\nelif torch.raises_runtime('e'):\n    pass")
+    assert (e.line, e.column, e.end_column) == (5, 6, 31)
