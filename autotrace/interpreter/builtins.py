@@ -45,10 +45,26 @@ def print_(*args, sep=" ", end="\n", file=None, flush=False):
     elif type(end) is not str:
         raise TypeError(f"end must be None or a string, not {type(end).__name__}")
     if len(args) == 1:
-        text = safe_str(args[0]) + end
-    else:
-        text = sep.join([safe_str(a) for a in args]) + end
-    RT.write(text)
+        text = safe_str(args[0])
+        if len(text) + len(end) > RT.max_out - RT.out_len:
+            RT.write(text)              # writes what fits, raises the output limit
+        RT.write(text + end)
+        return
+    parts = [safe_str(a) for a in args]
+    room = RT.max_out - RT.out_len
+    total = sum(map(len, parts)) + len(sep) * max(0, len(parts) - 1) + len(end)
+    if total > room:
+        # join only what can be shown: a huge sep must not be materialised n times
+        buf = []
+        used = 0
+        for i, p in enumerate(parts):
+            for piece in ((sep, p) if i else (p,)):
+                buf.append(piece[:room + 1 - used])
+                used += len(buf[-1])
+                if used > room:
+                    RT.write("".join(buf))
+        RT.write("".join(buf) + end[:room + 1 - used])
+    RT.write(sep.join(parts) + end)
 
 
 def _minmax(name, f):

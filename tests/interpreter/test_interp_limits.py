@@ -115,6 +115,13 @@ def test_python_recursion_error_becomes_limit_error():
     assert "nesting limit" in e.message
 
 
+def test_output_limit_with_huge_separator():
+    e = limit('print(*range(10**6), sep="x" * 10**6)')
+    assert e.message.startswith("output limit of 1000000 characters")
+    r = run('print("a" * 10, "b" * 10)', limits=Limits(max_output=15))
+    assert r.stdout == "aaaaaaaaaa bbbb"
+
+
 def test_output_limit():
     e = limit("while True:\n    print('spam')", Limits(max_output=1000))
     assert e.message == "output limit of 1000 characters reached (use --max-output to raise it)"
