@@ -6,7 +6,7 @@ import pytest
 
 from autotrace.interpreter import ScriptError, ScriptRejected, format_error, parse_script
 
-from conftest import err, out, reject, run
+from interp_stubs import err, out, reject, run
 
 
 @pytest.mark.parametrize("src, type_, message, line, column", [

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from autotrace import site as site_mod
 from autotrace.interpreter import Limits, ScriptRejected, ScriptResult, parse_script, run_program
 
-from conftest import MODULES, FakeTensor
+from interp_stubs import MODULES, FakeTensor
 
 EXAMPLES = int(os.environ.get("AUTOTRACE_FUZZ_EXAMPLES", "200"))
 NAMES = ["a", "b", "c", "s", "l", "t", "d", "f"]

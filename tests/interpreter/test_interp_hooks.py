@@ -6,7 +6,7 @@ from __future__ import annotations
 from autotrace import site as site_mod
 from autotrace.interpreter import Limits, ScriptFunction
 
-from conftest import FakeTensor, err, out, run
+from interp_stubs import FakeTensor, err, out, run
 
 
 def test_site_is_set_before_operations():

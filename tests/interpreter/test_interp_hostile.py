@@ -10,7 +10,7 @@ import pytest
 
 from autotrace.interpreter import Limits, ScriptRejected, parse_script, run_program
 
-from conftest import MODULES
+from interp_stubs import MODULES
 
 FW = "\ufe4d"   # DASHED LOW LINE: NFKC-normalises to "_"
 

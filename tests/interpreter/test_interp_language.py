@@ -6,7 +6,7 @@ import pytest
 
 from autotrace.interpreter import free_names, parse_script
 
-from conftest import FakeTensor, NoGrad, err, out, run
+from interp_stubs import FakeTensor, NoGrad, err, out, run
 
 
 # -- assignment ---------------------------------------------------------------------------
@@ -751,7 +751,6 @@ def test_import_forms():
         p = math.pi
     """)
     assert r.error is None, r.error
-    from conftest import F, NN, TORCH
     assert r.globals["y"].value == 0 and r.globals["n"] == 5.0 and r.globals["p"] > 3.14
     assert "torch" not in r.globals and "nn" not in r.globals and "F2" not in r.globals  # modules left out
     assert "clip_grad_norm_" in r.globals
@@ -775,7 +774,7 @@ def test_predefined_and_free_names():
     p = parse_script(src, "t.py")
     assert free_names(p) == ["x", "w"]
     from autotrace.interpreter import run_program
-    from conftest import MODULES
+    from interp_stubs import MODULES
     r = run_program(p, modules=MODULES, predefined={"x": FakeTensor(2.0), "w": 1})
     assert r.error is None, r.error
     assert list(r.globals)[:2] == ["x", "w"]
@@ -806,7 +805,7 @@ def test_cyclic_and_view_printing():
 
 
 def test_main_guard_gets_a_hint():
-    from conftest import reject
+    from interp_stubs import reject
     e = reject("if __name__ == '__main__':\n    pass")
     assert e.type == "NameError"
     assert "drop the 'if __name__ == \"__main__\":' guard" in e.message

@@ -11,7 +11,7 @@ import pytest
 
 from autotrace.interpreter import Limits
 
-from conftest import err, out, run
+from interp_stubs import out, run
 
 
 def limit(src, limits=None, max_seconds=2.0, **kw):
