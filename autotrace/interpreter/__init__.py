@@ -12,6 +12,32 @@ Typical use::
         result = run_program(program, modules={"torch": torch_ns, "math": math_ns},
                              predefined={"x": x_tensor})
 
+Contract with the engine and the torch namespace
+------------------------------------------------
+* Attributes: scripts read ``obj.name`` only when ``name`` is in ``_script_attrs`` (a
+  frozenset class attribute, looked up in the classes' ``__dict__`` along the MRO; for
+  namespace objects it may be an instance attribute or a ``__slots__`` slot) and assign
+  it only when it is in ``_script_setattrs``. Classes exposed to scripts allow
+  ``_script_class_attrs``. Allow-lists and hooks are re-read at the start of every run.
+* ``with`` accepts objects whose type has ``_script_context_manager = True``;
+  ``__exit__`` is called even when a limit ends the run.
+* After a value is bound to a plain name the interpreter calls
+  ``type(value)._on_bind(value, name)`` when the type defines it.
+* ``autotrace.site.current`` is the :class:`~autotrace.site.Site` of the call, operator,
+  subscript, comparison or augmented assignment being performed (columns are
+  0-based characters), None outside runs.
+* Script functions (:class:`ScriptFunction`) are plain callables: calling one from
+  engine code runs it under the active run's limits; their exceptions propagate with
+  their original class. Calling one when no run is active raises RuntimeError.
+* Errors: RuntimeError, ValueError, TypeError, LookupError, ArithmeticError,
+  AssertionError, StopIteration and warnings are the script's (catchable, reported with
+  phase "run"). A KeyError/AttributeError/NameError coming *out of engine code* counts as
+  an engine bug and propagates out of ``run_program``; wrap one that mirrors PyTorch
+  with :func:`script_visible`. LimitExceeded is a BaseException: do not catch it.
+* Engine code that consumes an iterable given by a script should use
+  :func:`autotrace.interpreter.ops.take` (step-counted, size-limited) rather than
+  ``list(x)``: a C-level loop over ``iter(int, 1)`` cannot be interrupted.
+
 Modules: :mod:`.validate` (static allow-list check), :mod:`.scope` (name resolution),
 :mod:`.compile` (AST -> closures), :mod:`.guard` (attribute allow-lists),
 :mod:`.builtins` (what scripts see), :mod:`.ops` (size-checked operators),
@@ -19,7 +45,7 @@ Modules: :mod:`.validate` (static allow-list check), :mod:`.scope` (name resolut
 :mod:`.source`, :mod:`.program` (the entry points re-exported here).
 """
 
-from .errors import ScriptError, ScriptRejected, format_error
+from .errors import ScriptError, ScriptRejected, format_error, script_visible
 from .limits import Limits
 from .program import Program, ScriptResult, free_names, parse_script, run_program
 from .builtins import ScriptNamespace, make_math_module
@@ -28,5 +54,5 @@ from .values import ScriptFunction
 __all__ = [
     "Limits", "ScriptError", "ScriptResult", "ScriptRejected", "Program", "parse_script",
     "free_names", "run_program", "format_error", "ScriptNamespace", "make_math_module",
-    "ScriptFunction",
+    "ScriptFunction", "script_visible",
 ]

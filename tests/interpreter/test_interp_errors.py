@@ -178,3 +178,15 @@ def test_format_error_end_to_end_from_parse_and_run():
         "t.py:3:14: error: ZeroDivisionError: division by zero\n"
         "        total += i / (i - 2)\n"
         "                 ^~~~~~~~~~~")
+
+
+def test_engine_can_mark_lookup_errors_as_the_scripts():
+    from autotrace.interpreter import script_visible
+
+    def lookup(k):
+        raise script_visible(KeyError(k))
+
+    assert out("try:\n    lookup('w')\nexcept KeyError as e:\n    print('caught', e)", predefined={"lookup": lookup}) == \
+        "caught 'w'\n"
+    e = err("lookup('w')", predefined={"lookup": lookup})
+    assert (e.type, e.message) == ("KeyError", "'w'")
