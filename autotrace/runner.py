@@ -69,6 +69,8 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
     """Run ``source`` (str or bytes) and return its trace. Script errors are in
     ``trace.error``; :class:`UsageError` for bad ``sets``; ``ScriptRejected`` is turned
     into a parse-phase error. Anything else propagating is a bug in autotrace."""
+    import numpy as np
+
     from . import diagnostics, dtypes, record, site
     from .interpreter import Limits, ScriptRejected, free_names, parse_script, run_program
     from .torch_api import creation, modules
@@ -99,8 +101,10 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
             t = creation.tensor(value, dtype=dtypes.float32, requires_grad=True)
             t._on_bind(name)
             predefined[name] = t
-        result = run_program(program, modules=modules(), predefined=predefined,
-                             limits=limits or Limits())
+        # PyTorch computes 1/0 = inf and 0/0 = nan silently; so does the engine.
+        with np.errstate(all="ignore"):
+            result = run_program(program, modules=modules(), predefined=predefined,
+                                 limits=limits or Limits())
         variables = dict(predefined)
         variables.update(result.globals)
         error = _error_dict(result.error) if result.error is not None else None
