@@ -9,6 +9,7 @@ deterministic.
 from __future__ import annotations
 
 import ast
+import contextlib
 from dataclasses import dataclass
 
 from .trace import Trace, variable_of
@@ -101,10 +102,10 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
             t = creation.tensor(value, dtype=dtypes.float32, requires_grad=True)
             t._on_bind(name)
             predefined[name] = t
+        limits = limits or Limits()
         # PyTorch computes 1/0 = inf and 0/0 = nan silently; so does the engine.
-        with np.errstate(all="ignore"):
-            result = run_program(program, modules=modules(), predefined=predefined,
-                                 limits=limits or Limits())
+        with np.errstate(all="ignore"), _resource_limits(limits):
+            result = run_program(program, modules=modules(), predefined=predefined, limits=limits)
         variables = dict(predefined)
         variables.update(result.globals)
         error = _error_dict(result.error) if result.error is not None else None
@@ -126,6 +127,36 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         variables=out_vars, nodes=rec.nodes, passes=rec.passes,
         sets={k: v for k, v in parsed_sets.items()},
     )
+
+
+@contextlib.contextmanager
+def _resource_limits(limits):
+    """Apply the engine's per-tensor element cap and an address-space cap (RLIMIT_AS,
+    where the platform has it) for the duration of a run; restore both after."""
+    from . import resources
+
+    prev_elements = resources.max_elements
+    resources.max_elements = getattr(limits, "max_elements", resources.DEFAULT_MAX_ELEMENTS)
+    prev_as = None
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        want = int(getattr(limits, "max_memory", 8192)) * 1024 * 1024
+        if hard != resource.RLIM_INFINITY:
+            want = min(want, hard)
+        if soft == resource.RLIM_INFINITY or want < soft:
+            resource.setrlimit(resource.RLIMIT_AS, (want, hard))
+            prev_as = (soft, hard)
+    except (ImportError, ValueError, OSError):
+        prev_as = None
+    try:
+        yield
+    finally:
+        resources.max_elements = prev_elements
+        if prev_as is not None:
+            import resource
+            resource.setrlimit(resource.RLIMIT_AS, prev_as)
 
 
 def _implicit_backward(variables, name, rec):

@@ -46,6 +46,7 @@ def command(
     json_out: bool = typer.Option(False, "--json", help="Print the outcome as JSON (schema_version 1) on stdout."),
     timeout: float = common.TimeoutOpt,
     max_steps: int = common.MaxStepsOpt,
+    limit: Optional[List[str]] = common.LimitOpt,
     no_color: bool = common.NoColorOpt,
     width: Optional[int] = common.WidthOpt,
 ):
@@ -65,7 +66,7 @@ def command(
         common.fail_usage("a script from standard input or --expr has no path to name its golden after; give --expect FILE.json")
     if expect is not None and expect == "-":
         common.fail_usage("--expect needs a file path")
-    lim = common.limits(timeout, max_steps)
+    lim = common.limits(timeout, max_steps, limit)
 
     from autotrace import check as lib
 

@@ -99,11 +99,41 @@ def _expr_text(expr: str) -> str:
     return expr.replace("\\n", "\n")
 
 
-def limits(timeout: float, max_steps: int):
+LIMIT_NAMES = {
+    "loop-iterations": "max_loop_iterations", "recursion": "max_recursion", "output": "max_output",
+    "sequence": "max_sequence", "int-bits": "max_int_bits", "elements": "max_elements",
+    "memory": "max_memory",
+}
+LimitOpt = typer.Option(
+    None, "--limit", metavar="NAME=N",
+    help="Change a limit (repeatable): loop-iterations (per loop, default 10000000), recursion "
+         "(script function depth, 200), output (printed characters, 1000000), sequence (length of "
+         "a list/str the script builds, 10000000), int-bits (4096), elements (per tensor, "
+         "100000000), memory (MiB for the whole process, 8192).")
+
+
+def limits(timeout: float, max_steps: int, extra: Optional[List[str]] = None):
+    """The run's limits from --timeout, --max-steps and --limit NAME=N."""
     from autotrace.interpreter import Limits
     if timeout <= 0:
         fail_usage("--timeout must be positive")
-    return Limits(timeout=timeout, max_steps=max_steps)
+    if max_steps <= 0:
+        fail_usage("--max-steps must be positive")
+    values = {}
+    for item in extra or ():
+        name, _, value = item.partition("=")
+        field = LIMIT_NAMES.get(name.strip())
+        if field is None:
+            fail_usage(f"--limit {item!r}: unknown limit {name.strip()!r}; "
+                       f"known: {', '.join(LIMIT_NAMES)}")
+        try:
+            n = int(value.strip())
+        except ValueError:
+            fail_usage(f"--limit {item!r}: {value.strip()!r} is not a whole number")
+        if n <= 0:
+            fail_usage(f"--limit {item!r}: the value must be positive")
+        values[field] = n
+    return Limits(timeout=timeout, max_steps=max_steps, **values)
 
 
 def color_off(no_color: bool) -> bool:

@@ -36,6 +36,7 @@ def command(
     json_out: bool = typer.Option(False, "--json", help="Print the explanation as JSON (schema_version 1)."),
     timeout: float = common.TimeoutOpt,
     max_steps: int = common.MaxStepsOpt,
+    limit: Optional[List[str]] = common.LimitOpt,
     no_color: bool = common.NoColorOpt,
     width: Optional[int] = common.WidthOpt,
 ):
@@ -44,7 +45,7 @@ def command(
     if pass_ is not None and pass_ < 1:
         common.fail_usage("--pass counts from 1")
     src = common.read_source(script, expr)
-    lim = common.limits(timeout, max_steps)
+    lim = common.limits(timeout, max_steps, limit)
     from autotrace import explain as ex_mod
     from autotrace.runner import UsageError
 

@@ -47,6 +47,7 @@ def command(
                                   "the outputs); a note says what was left out."),
     timeout: float = common.TimeoutOpt,
     max_steps: int = common.MaxStepsOpt,
+    limit: Optional[List[str]] = common.LimitOpt,
 ):
     from autotrace.render import svg
 
@@ -73,7 +74,7 @@ def command(
         raise typer.Exit(common.EXIT_SCRIPT)
 
     src = common.read_source(script, expr)
-    trace = common.run_trace(src, set_, common.limits(timeout, max_steps),
+    trace = common.run_trace(src, set_, common.limits(timeout, max_steps, limit),
                              keep_values=values, of=of if values else None)
     if trace.error is not None and trace.error.get("phase") == "parse":
         common.report_script_error(trace)

@@ -23,11 +23,12 @@ def run(
     json_out: bool = typer.Option(False, "--json", help="Print the trace as JSON (schema_version 1) on stdout."),
     timeout: float = common.TimeoutOpt,
     max_steps: int = common.MaxStepsOpt,
+    limit: Optional[List[str]] = common.LimitOpt,
     no_color: bool = common.NoColorOpt,
     width: Optional[int] = common.WidthOpt,
 ):
     src = common.read_source(script, expr)
-    trace = common.run_trace(src, set_, common.limits(timeout, max_steps))
+    trace = common.run_trace(src, set_, common.limits(timeout, max_steps, limit))
     if json_out:
         from autotrace.render import json as render_json
         sys.stdout.write(render_json.render(trace) + "\n")

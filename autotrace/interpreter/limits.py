@@ -36,17 +36,20 @@ class Limits:
     max_output: int = 1_000_000      # characters printed
     max_sequence: int = 10_000_000   # length of a str/list/tuple/dict the script builds
     max_int_bits: int = 4096         # results of int ** / << / * larger than this are refused
+    # enforced by the engine and the runner, not the interpreter:
+    max_elements: int = 100_000_000  # elements of one tensor
+    max_memory: int = 8192           # MiB of address space for the whole process (RLIMIT_AS)
 
 
 #: CLI option that raises each limit (used in the messages; the CLI may rename them here).
 OPTIONS: dict[str, str] = {
     "timeout": "--timeout",
     "max_steps": "--max-steps",
-    "max_loop_iterations": "--max-loop-iterations",
-    "max_recursion": "--max-recursion",
-    "max_output": "--max-output",
-    "max_sequence": "--max-sequence",
-    "max_int_bits": "--max-int-bits",
+    "max_loop_iterations": "--limit loop-iterations=N",
+    "max_recursion": "--limit recursion=N",
+    "max_output": "--limit output=N",
+    "max_sequence": "--limit sequence=N",
+    "max_int_bits": "--limit int-bits=N",
 }
 
 #: how deeply builtin containers may nest when printed, compared or hashed

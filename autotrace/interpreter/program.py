@@ -198,7 +198,8 @@ def _to_script_error(exc: BaseException) -> ScriptError | None:
         type_, phase = "LimitError", "limit"
         msg = "Python's recursion limit was reached (the script nests calls or data too deeply)"
     elif isinstance(exc, MemoryError):
-        type_, msg, phase = "LimitError", "out of memory", "limit"
+        type_, phase = "LimitError", "limit"
+        msg = str(exc) or "out of memory (use --limit memory=MiB to allow more)"
     elif is_visible(exc):
         type_, msg, phase = type(exc).__name__, _message(exc), "run"
     else:
