@@ -23,6 +23,7 @@ case the backward formulas (written with Tensor ops) record a graph of their own
 from __future__ import annotations
 
 import heapq
+import weakref
 
 import numpy as np
 
@@ -32,13 +33,18 @@ from .tensor import Tensor
 
 NO_GRAD_FN = "element {i} of tensors does not require grad and does not have a grad_fn"
 SCALAR_ONLY = "grad can be implicitly created only for scalar outputs"
+CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and "
+    "its gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph "
+    "to avoid this. If you have to use this function, make sure to reset the .grad fields of your "
+    "parameters to None after use to break the cycle and avoid the leak.")
 
 
 def _size(shape) -> str:
     return "torch.Size([" + ", ".join(str(s) for s in shape) + "])"
 
 
-def _seed_grads(outputs, grad_outputs, is_grads_batched=False):
+def _make_seeds(outputs, grad_outputs, is_grads_batched=False):
     """PyTorch's ``_make_grads``: ones for scalar outputs, the given gradient (checked for
     shape) otherwise."""
     seeds = []
@@ -65,13 +71,39 @@ def _seed_grads(outputs, grad_outputs, is_grads_batched=False):
     return seeds
 
 
-def _root_edges(outputs):
+def _edges_of_roots(outputs):
     edges = []
     for i, out in enumerate(outputs):
         if out.grad_fn is None and not out._requires_grad:
             raise RuntimeError(NO_GRAD_FN.format(i=i))
         edges.append(out._edge())
     return edges
+
+
+# Former names. explain.py once wrapped these to learn about calls that fail before the
+# engine starts; the engine now records those itself (see _prepare), so they are no
+# longer called.
+_seed_grads = _make_seeds
+_root_edges = _edges_of_roots
+
+
+def _prepare(kind, outputs, grad_outputs, retain_graph, create_graph):
+    """Seeds and root edges; when that fails (non-scalar root, a root without grad_fn, a
+    gradient of the wrong shape) the pass is still recorded, with its error."""
+    try:
+        return _make_seeds(outputs, grad_outputs), _edges_of_roots(outputs)
+    except (RuntimeError, TypeError) as exc:
+        rec = record.active
+        if rec is not None:
+            roots = []
+            for t in outputs:
+                node = t.grad_fn if isinstance(t, Tensor) and t.grad_fn is not None else getattr(t, "_acc", None)
+                roots.append(node.rec.id if node is not None and node.rec is not None else None)
+            pr = record.PassRecord(len(rec.passes), kind, roots, [None] * len(roots), site.current,
+                                   bool(retain_graph), bool(create_graph))
+            pr.error = f"{type(exc).__name__}: {exc}"
+            rec.passes.append(pr)
+        raise
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -85,13 +117,20 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         grad_tensors = (grad_tensors,)
     if retain_graph is None:
         retain_graph = create_graph
-    seeds = _seed_grads(tensors, grad_tensors)
-    edges = _root_edges(tensors)
-    capture = None
+    seeds, edges = _prepare("backward", tensors, grad_tensors, retain_graph, create_graph)
     if inputs is not None:
         inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
         if not inputs:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        for t in inputs:
+            if t.grad_fn is not None:
+                t.retain_grad()
+    if create_graph:
+        for t in tensors:
+            if t._requires_grad:
+                from . import diagnostics
+                diagnostics.warn(CREATE_GRAPH_WARNING)
+                break
     _run(edges, seeds, retain_graph, create_graph, tensors, capture_inputs=inputs, accumulate=True)
 
 
@@ -114,15 +153,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t in inputs:
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    seeds = _seed_grads(outputs, grad_outputs)
-    edges = _root_edges(outputs)
+    seeds, edges = _prepare("grad", outputs, grad_outputs, retain_graph, create_graph)
     results = _run(edges, seeds, retain_graph, create_graph, outputs, capture_inputs=inputs, accumulate=False)
     out = []
-    for t, g in zip(inputs, results):
+    for i, (t, g) in enumerate(zip(inputs, results)):
         if g is None:
             if not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                     "Set allow_unused=True if this is the desired behavior.")
             if materialize_grads:
                 g = Tensor._make(np.zeros_like(t._data))
@@ -181,10 +219,13 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
 
     # 2. seed the input buffers
     buffers: dict = {}
+    fanin = {} if pass_rec is not None and rec.keep_values else None
     for (fn, nr), g in zip(edges, seeds):
         if fn is None or g is None:
             continue
         _add_to(buffers, fn, nr, g)
+        if fanin is not None:
+            fanin.setdefault(fn, []).append((nr, None, rec.keep(g._data)))
     ready = []
     counter = 0
     for fn in dict.fromkeys(roots_nodes):
@@ -205,10 +246,14 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
                 step = record.StepRecord(fn.rec.id if fn.rec is not None else None,
                                          [rec.keep(g._data) if g is not None else None for g in grads], [])
                 pass_rec.steps.append(step)
+                if fanin is not None:
+                    step.fan_in = _fan_in(fanin.pop(fn, ()))
             if targets is not None and fn in targets:
                 for nr, i in targets[fn]:
                     captures[i] = grads[nr]
                 if fn.__class__ is AccumulateGrad:
+                    if accumulate:
+                        _accumulate(fn, grads[0], create_graph, step, rec)
                     continue
                 if needed is not None and not any(n in needed for n, _ in fn.next_functions if n is not None):
                     continue
@@ -221,7 +266,9 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
                 fn.release()
             if fn.post_hooks:
                 for hook in list(fn.post_hooks):
-                    hook(tuple(outs), tuple(grads))
+                    new = hook(tuple(outs), tuple(grads))
+                    if new is not None:
+                        outs = list(new)
             for (nxt, nr), g, meta in zip(fn.next_functions, outs, fn.in_meta):
                 if step is not None:
                     step.grads_out.append(rec.keep(g._data) if g is not None and nxt is not None else None)
@@ -229,7 +276,10 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
                     continue
                 if g is not None:
                     g = _validate(g, meta)
-                    _add_to(buffers, nxt, nr, g, fanin_step=step)
+                    _add_to(buffers, nxt, nr, g)
+                    if fanin is not None:
+                        fanin.setdefault(nxt, []).append(
+                            (nr, fn.rec.id if fn.rec is not None else None, rec.keep(g._data)))
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
@@ -276,7 +326,18 @@ def _needed(roots, targets):
     return needed
 
 
-def _add_to(buffers, fn, nr, g, fanin_step=None):
+def _fan_in(contribs):
+    """StepRecord.fan_in from ``[(output_nr, from id, gradient)]``: the contributions to
+    outputs that received more than one, as ``[(from id, gradient)]``."""
+    if len(contribs) < 2:
+        return []
+    counts = {}
+    for nr, _, _ in contribs:
+        counts[nr] = counts.get(nr, 0) + 1
+    return [(src, g) for nr in sorted(counts) if counts[nr] > 1 for n, src, g in contribs if n == nr]
+
+
+def _add_to(buffers, fn, nr, g):
     slot = buffers.get(fn)
     if slot is None:
         slot = buffers[fn] = [None] * fn.n_outputs
@@ -358,7 +419,8 @@ def _accumulate(fn, g, create_graph, step, rec):
         step.before = rec.keep(before._data) if before is not None else None
     if before is None:
         if create_graph:
-            t._grad = g
+            from .ops.shape import copy_for_grad
+            t._grad = copy_for_grad(g)
         else:
             t._grad = Tensor._make(np.array(g._data, copy=True))
     elif create_graph or grad_mode.enabled:
@@ -366,5 +428,7 @@ def _accumulate(fn, g, create_graph, step, rec):
     else:
         np.add(before._data, g._data, out=before._data, casting="unsafe")
         before._version_counter.value += 1
+    if rec is not None and t._grad is not before:
+        t._grad._grad_of = weakref.ref(t)
     if step is not None:
         step.after = rec.keep(t._grad._data)

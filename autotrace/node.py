@@ -84,15 +84,20 @@ class SavedTensor:
         if self.counter.value != self.version:
             if self.is_output:
                 t = Tensor._make(self.data)
-                where = f", which is output {self.output_nr} of {_op_name(node)}"
+                where = f", which is output {self.output_nr} of {_op_name(node)},"
             else:
                 t = self.tensor
                 fn = t.grad_fn
-                where = f", which is output {t._output_nr} of {_op_name(fn)}" if fn is not None else ""
+                if fn is None:
+                    where = ""
+                elif t._base is not None:  # torch regenerates a stale view's grad_fn
+                    where = f", which is output 0 of AsStrided,"
+                else:
+                    where = f", which is output {t._output_nr} of {_op_name(fn)},"
             shape = ", ".join(str(s) for s in t.shape)
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [torch.{t.dtype.legacy} [{shape}]]{where}, is at version "
+                f"inplace operation: [torch.{t.dtype.legacy} [{shape}]]{where} is at version "
                 f"{self.counter.value}; expected version {self.version} instead. Hint: enable "
                 "anomaly detection to find the operation that failed to compute its gradient, "
                 "with torch.autograd.set_detect_anomaly(True, check_nan=False)."
@@ -109,7 +114,7 @@ class SavedTensor:
 
 def _op_name(node) -> str:
     """The op a node records, as torch 2.13's in-place error names it: ``ExpBackward0`` → ``Exp``."""
-    return re.sub(r"Backward\d*$", "", node.op.node)
+    return re.sub(r"Backward\d*$", "", node.name())
 
 
 class Context:
@@ -182,6 +187,8 @@ class Node:
                       for fn, i in next_functions),
                 site.current, None, None, op=op)
             self.rec.saved = tuple(k for k, v in saved.items() if isinstance(v, SavedTensor)) if saved else ()
+            if attrs or saved:
+                self.rec.attrs = record.plain_attrs(attrs, saved)
             rec.nodes.append(self.rec)
         else:
             self.rec = None
@@ -262,6 +269,9 @@ class AccumulateGrad(Node):
             self.rec.shape = tuple(variable.shape)
             self.rec.dtype = variable.dtype.name
             self.rec.var_name = variable._name
+            r = record.active
+            if r is not None and r.keep_values:
+                self.rec.leaf_value = r.keep(variable._data)
 
     @property
     def variable(self):

@@ -19,10 +19,18 @@ class NodeRecord:
     ``line``/``text``/``statement`` locate the forward expression in the script;
     ``var_name`` is the script variable last bound to the node's output (or, for
     ``AccumulateGrad``, to its leaf); ``shape``/``dtype`` describe the output (the leaf).
+
+    ``attrs`` holds the node's non-tensor attributes as plain data (``exponent``,
+    ``alpha``, ``dim``, ``keepdim``, ``min``/``max``, ``p``, sizes ...: numbers, bools,
+    strings, None and tuples of those; arrays and objects are left out). ``scalars``
+    maps an input name to the value of a Python number the script passed for it (the 3
+    in ``x * 3``). For ``AccumulateGrad``, ``leaf_value`` is a copy of the leaf's value
+    when the node was created (only with ``keep_values``).
     """
 
     __slots__ = ("id", "name", "inputs", "line", "col", "text", "statement", "shape", "dtype",
-                 "var_name", "leaf_value", "leaf_grad", "value", "saved", "is_leaf", "op")
+                 "var_name", "leaf_value", "leaf_grad", "value", "saved", "is_leaf", "op",
+                 "attrs", "scalars")
 
     def __init__(self, id, name, inputs, site, shape, dtype, op=None, is_leaf=False):
         self.id = id
@@ -41,12 +49,20 @@ class NodeRecord:
         self.saved = ()
         self.is_leaf = is_leaf
         self.op = op
+        self.attrs = {}
+        self.scalars = {}
 
 
 class StepRecord:
     """One node executed by a backward pass: the gradient it received per output
     (``grad_in``), what it passed on per input edge (``grads_out``, None where no input
-    needs it), and for ``AccumulateGrad`` the leaf's ``.grad`` before and after."""
+    needs it), and for ``AccumulateGrad`` the leaf's ``.grad`` before and after.
+
+    ``fan_in`` (only with ``keep_values``; else None): when the node received gradients
+    along several edges that were summed, the contributions in arrival order as
+    ``(from node id, gradient)`` — ``from`` is None for the seed of a root. For a node with
+    several outputs, only outputs that received more than one contribution are listed
+    (in output order)."""
 
     __slots__ = ("node", "grad_in", "grads_out", "before", "after", "fan_in")
 
@@ -60,7 +76,10 @@ class StepRecord:
 
 
 class PassRecord:
-    """One ``backward()`` or ``torch.autograd.grad`` call."""
+    """One ``backward()`` or ``torch.autograd.grad`` call. ``error`` is
+    ``"Type: message"`` when the call raised — also when it failed before the engine
+    started (non-scalar root without ``gradient=``, a root without grad_fn, a gradient of
+    the wrong shape): then ``steps`` is empty and ``seed`` holds None per root."""
 
     __slots__ = ("index", "kind", "roots", "seed", "line", "text", "retain_graph",
                  "create_graph", "steps", "error", "inputs")
@@ -88,15 +107,90 @@ def snapshot(array, limit: int):
     return None
 
 
+class GradEvent:
+    """A script reset a leaf's ``.grad``: ``kind`` is ``"zero"`` (``x.grad.zero_()``,
+    ``zero_grad(set_to_none=False)``) or ``"none"`` (``x.grad = None``, ``zero_grad()``).
+    ``node`` is the id of the leaf's AccumulateGrad record (None when the leaf never
+    entered a graph), ``name`` the script variable bound to the leaf (or None), ``line``
+    the script line."""
+
+    __slots__ = ("node", "name", "kind", "line")
+
+    def __init__(self, node, name, kind, line):
+        self.node = node
+        self.name = name
+        self.kind = kind
+        self.line = line
+
+    def __repr__(self) -> str:
+        return f"GradEvent(node={self.node!r}, name={self.name!r}, kind={self.kind!r}, line={self.line!r})"
+
+
 class Recorder:
     def __init__(self, keep_values: bool = False, value_limit: int = 100_000):
         self.keep_values = keep_values
         self.value_limit = value_limit
         self.nodes: list[NodeRecord] = []
         self.passes: list[PassRecord] = []
+        self.grad_events: list[GradEvent] = []
 
     def keep(self, array):
         return snapshot(array, self.value_limit) if self.keep_values else None
 
 
 active: Recorder | None = None
+
+
+def grad_event(leaf, kind: str) -> None:
+    """Record that ``leaf.grad`` was reset (``kind`` "zero" or "none"); callers check
+    ``active`` first so nothing runs when no recorder is active."""
+    rec = active
+    if rec is None:
+        return
+    from . import site
+
+    acc = leaf._acc
+    node = acc.rec.id if acc is not None and acc.rec is not None else None
+    here = site.current
+    rec.grad_events.append(GradEvent(node, leaf._name, kind, here.line if here is not None else None))
+
+
+_PLAIN = (int, float, bool, str, type(None))
+
+
+def plain(value):
+    """``value`` as plain data (numbers, bools, strings, None, tuples of those), or the
+    marker :data:`NOT_PLAIN`."""
+    if isinstance(value, _PLAIN):
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (tuple, list)):
+        out = []
+        for v in value:
+            v = plain(v)
+            if v is NOT_PLAIN:
+                return NOT_PLAIN
+            out.append(v)
+        return tuple(out)
+    if hasattr(value, "legacy") and hasattr(value, "name"):  # a dtype
+        return value.name
+    return NOT_PLAIN
+
+
+NOT_PLAIN = object()
+
+
+def plain_attrs(*dicts) -> dict:
+    """The plain-data entries of ``dicts`` (later ones do not override earlier ones)."""
+    out = {}
+    for d in dicts:
+        if not d:
+            continue
+        for k, v in d.items():
+            if k in out or k == "out_meta":
+                continue
+            v = plain(v)
+            if v is not NOT_PLAIN:
+                out[k] = v
+    return out

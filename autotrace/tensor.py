@@ -13,7 +13,7 @@ import weakref
 
 import numpy as np
 
-from . import diagnostics, dtypes, grad_mode
+from . import diagnostics, dtypes, grad_mode, resources
 from .node import AccumulateGrad, VersionCounter
 
 _MISSING = object()
@@ -51,7 +51,11 @@ class Tensor:
 
     __slots__ = ("_data", "_dtype", "_requires_grad", "_grad", "grad_fn", "_output_nr",
                  "_version_counter", "_base", "_retains_grad", "_name", "_acc", "_hooks",
-                 "_wrapped", "__weakref__")
+                 "_wrapped", "_view_kind", "_grad_of", "__weakref__")
+    # ``_view_kind`` is set only on views made in no_grad mode ("no_grad") or by
+    # multi-output view ops ("multi"); read it with getattr(t, "_view_kind", None).
+    # ``_grad_of`` (a weakref to the leaf) is set on a ``.grad`` tensor only while a
+    # recorder is active, so ``x.grad.zero_()`` can be recorded as a grad event.
 
     # Filled in by autotrace.ops when the op table is loaded; the interpreter reads these.
     _script_attrs = frozenset()
@@ -72,6 +76,8 @@ class Tensor:
             dtype = dtypes.from_numpy(data.dtype)
         elif data.dtype != dtype.np:
             data = data.astype(dtype.np)
+        if data.size > resources.max_elements:
+            raise resources.element_limit(data.size)
         t._data = data
         t._dtype = dtype
         t._requires_grad = requires_grad
@@ -169,10 +175,27 @@ class Tensor:
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
-            if value.dtype is not self._dtype:
-                raise RuntimeError("assigned grad has data of a different type")
-            if value.shape != self.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
+            if value._dtype is not self._dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_CPP_TYPE[value._dtype.name]}' to a tensor "
+                    f"with grad_dtype '{self._dtype.legacy[:-6]}'. The gradient must match the tensor's "
+                    "grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute "
+                    "with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the "
+                    "dtypes of a tensor and its gradient may break downstream systems that assume they match.")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '[{', '.join(map(str, value._data.shape))}]' to a "
+                    f"tensor of size '[{', '.join(map(str, self._data.shape))}]'. Please ensure that the gradient "
+                    "and the tensor are the same size")
+        from . import record
+        if record.active is not None:
+            if value is None:
+                if self._grad is not None:
+                    record.grad_event(self, "none")
+            else:
+                value._grad_of = weakref.ref(self)
         self._grad = value
 
     @property
@@ -260,8 +283,13 @@ class Tensor:
         return t
 
     def detach_(self):
-        if self._base is not None and self._base.grad_fn is not None:
-            raise RuntimeError("Can't detach views in-place. Use detach() instead. ...")
+        """Detach in place (torch 2.13 refuses it on views)."""
+        if self._base is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+                "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+                "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+                "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
         self.grad_fn = None
         self._requires_grad = False
         return self
@@ -370,6 +398,12 @@ class Tensor:
                 "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  If you were attempting to deepcopy a module, this may be because of a torch.nn.Parameter used in the module's forward pass.")
         t = type(self)._make(self._data.copy(), self._dtype, self._requires_grad)
         return t
+
+
+# the C++ type names torch 2.13 prints for a gradient's dtype in ``.grad`` assignment errors
+_CPP_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+             "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+             "bool": "bool"}
 
 
 class Parameter(Tensor):

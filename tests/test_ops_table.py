@@ -227,6 +227,25 @@ def _setitem(L, x, a):
 
 spec("copy_slices", shapes=fixed_shapes((3, 2), (2,)), domains=(ANY, ANY))(_setitem)
 
+
+def _inplace_on_view(L, x, a):
+    y = x * 1
+    v = y[1]
+    v.mul_(a)
+    return y
+
+
+spec("copy_slices_view", shapes=fixed_shapes((3, 2), (2,)), domains=(ANY, ANY))(_inplace_on_view)
+def _view_after_inplace(L, x, a):
+    y = x * 1
+    v = y[1]
+    v.mul_(a)
+    return v * 1  # v.grad_fn is AsStridedBackward0 now
+
+
+spec("as_strided", shapes=fixed_shapes((3, 2), (2,)), domains=(ANY, ANY))(_view_after_inplace)
+spec("copy_for_grad", shapes=unary(), gradcheck=False, gradgrad=False)(lambda L, a: a.clone())
+
 # -- linear algebra ----------------------------------------------------------------------------
 spec("dot", shapes=fixed_shapes((4,), (4,)), domains=(ANY, ANY))(lambda L, a, b: L.t.dot(a, b))
 spec("mv", shapes=fixed_shapes((3, 4), (4,)), domains=(ANY, ANY))(lambda L, a, b: a @ b)

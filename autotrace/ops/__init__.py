@@ -150,6 +150,9 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
     if rec is not None:
         rec.shape = out.shape if hasattr(out, "shape") else ()
         rec.dtype = t._dtype.name
+        for name, x in zip(op_.inputs, inputs):
+            if x is not None and x._wrapped:
+                rec.scalars[name] = x._data.item()
         r = _record.active
         if r is not None and r.keep_values:
             rec.value = r.keep(t._data)
@@ -185,14 +188,34 @@ LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place 
 VIEW_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 
 
-def check_inplace(t: Tensor) -> None:
-    """PyTorch's errors for in-place ops on leaves that require grad (outside no_grad)."""
-    if grad_mode.enabled:
-        if t.grad_fn is None and t._requires_grad:
-            raise RuntimeError(LEAF_INPLACE)
+NO_GRAD_VIEW_INPLACE = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
+    "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+    "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+    "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+MULTI_VIEW_INPLACE = (
+    "Output {nr} of {node} is a view and is being modified inplace. This view is the output of a "
+    "function that returns multiple views. Such functions do not allow the output views to be modified "
+    "inplace. You should replace the inplace operation by an out-of-place one.")
+
+
+def check_inplace(t: Tensor, view_of_leaf: bool = True) -> None:
+    """PyTorch's errors for in-place ops on leaves that require grad (outside no_grad),
+    on views of such leaves, and on views made in no_grad mode or by multi-view ops
+    (torch 2.13 ``check_inplace``)."""
+    if grad_mode.enabled and t._requires_grad:
         base = t._base
-        if base is not None and base.grad_fn is None and base._requires_grad and t.grad_fn is None:
-            raise RuntimeError(VIEW_LEAF_INPLACE)
+        if base is not None:
+            kind = getattr(t, "_view_kind", None)
+            if kind is not None:
+                if kind == "no_grad":
+                    raise RuntimeError(NO_GRAD_VIEW_INPLACE)
+                if t.grad_fn is not None:
+                    raise RuntimeError(MULTI_VIEW_INPLACE.format(nr=t._output_nr, node=t.grad_fn.op.node))
+            if base.grad_fn is None and view_of_leaf:
+                raise RuntimeError(VIEW_LEAF_INPLACE)
+        if t.grad_fn is None:
+            raise RuntimeError(LEAF_INPLACE)
 
 
 def commit_inplace(t: Tensor, result: Tensor) -> Tensor:
@@ -206,11 +229,21 @@ def commit_inplace(t: Tensor, result: Tensor) -> Tensor:
                 f"result type {result._dtype.name.capitalize() if result._dtype.category != dtypes.FLOAT else 'Float'} "
                 f"can't be cast to the desired output type {_type_word(t._dtype)}")
         data = data.astype(t._data.dtype)
+    node = result.grad_fn
+    saved = node.saved if node is not None else None
+    if saved:
+        _resave_for_inplace(t, saved)
     if t._data.ndim == 0 or t._data.shape != data.shape:
         t._data[...] = np.broadcast_to(data, t._data.shape)
     else:
         np.copyto(t._data, data)
     t._version_counter.value += 1
+    if saved:
+        for v in saved.values():
+            if isinstance(v, SavedTensor) and v.is_output:
+                # the result now lives in t: later in-place ops on t must be detected
+                v.counter = t._version_counter
+                v.version = t._version_counter.value
     if result.grad_fn is not None:
         t.grad_fn = result.grad_fn
         t._output_nr = result._output_nr
@@ -221,6 +254,19 @@ def commit_inplace(t: Tensor, result: Tensor) -> Tensor:
         if base is not None:
             _rebase_view(base, t)
     return t
+
+
+def _resave_for_inplace(t: Tensor, saved: dict) -> None:
+    """The op behind an in-place ``t.op_(...)`` saved ``t`` itself; t is about to be
+    overwritten, so keep its original value instead (torch saves ``self.clone()``)."""
+    orig = None
+    for k, v in saved.items():
+        if isinstance(v, SavedTensor) and not v.is_output and v.tensor is t:
+            if orig is None:
+                orig = Tensor._make(t._data.copy(), t._dtype, t._requires_grad)
+                orig.grad_fn = t.grad_fn
+                orig._output_nr = t._output_nr
+            saved[k] = SavedTensor(orig)
 
 
 def _type_word(d) -> str:

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor
+from .. import record as _record
 from . import RESULT, as_tensor_arg, check_inplace, commit_inplace, export, make, op, wrap_scalar
 
 _SCALARS = (bool, int, float)
@@ -250,6 +251,11 @@ def fill_(self, value):
 def zero_(self):
     """Set every element to 0 in place (ZeroBackward0); leaf rules as :func:`fill_`."""
     check_inplace(self)
+    if _record.active is not None:
+        leaf = getattr(self, "_grad_of", None)
+        leaf = leaf() if leaf is not None else None
+        if leaf is not None and leaf._grad is self:
+            _record.grad_event(leaf, "zero")
     return commit_inplace(self, make(ZERO, np.zeros_like(self._data), (self,), dtype=self._dtype))
 
 

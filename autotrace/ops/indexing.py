@@ -220,7 +220,11 @@ def COPY_SLICES(ctx, g):
         gs = masked_fill(g, Tensor._make(mask), 0.0)
     gv = None
     if ctx.needs(1):
-        gv = sum_to(take(g, key), ctx.src_sizes)
+        pos = ctx.node.attrs.get("src_positions")
+        if pos is not None:  # the written region is a view of self, element for element
+            gv = take(g.reshape(-1), (pos,))
+        else:
+            gv = sum_to(take(g, key), ctx.src_sizes)
     return gs, gv
 
 
@@ -229,6 +233,9 @@ def setitem(input, key, value):
     """``x[key] = value`` in place. When ``x`` or ``value`` is in a graph, ``x.grad_fn``
     becomes CopySlices (edges: x's previous history, value's); on a leaf that requires
     grad it raises PyTorch's in-place error."""
+    if grad_mode.enabled and input._requires_grad and input.grad_fn is None and _key_makes_view(key):
+        from . import VIEW_LEAF_INPLACE
+        raise RuntimeError(VIEW_LEAF_INPLACE)
     check_inplace(input)
     k = _numpy_key(input, key)
     src = value if isinstance(value, Tensor) else None
@@ -259,24 +266,100 @@ def setitem(input, key, value):
         input._requires_grad = True
 
 
+def _key_makes_view(key) -> bool:
+    """Whether torch's ``x[key] = v`` writes through a view (an int or a proper slice in
+    the key): then a leaf gets "a view of a leaf Variable ..." rather than "a leaf ..."."""
+    for k in key if isinstance(key, tuple) else (key,):
+        if isinstance(k, bool):
+            continue
+        if isinstance(k, int):
+            return True
+        if isinstance(k, slice) and not (k.start is None and k.stop is None and k.step is None):
+            return True
+    return False
+
+
+@op("as_strided", "AsStridedBackward0", ("self",),
+    vjp={"self": "zeros(self.sizes()) with grad added at the view's positions"},
+    local={"self": "1 at the view's positions"})
+def AS_STRIDED(ctx, g):
+    pos = ctx.positions
+    flat = embed(g.reshape(-1), (int(np.prod(ctx.self_sym_sizes, dtype=np.int64)),), (pos.reshape(-1),),
+                 accumulate=True)
+    return (flat.reshape(ctx.self_sym_sizes),)
+
+
 def rebase_base_through_view(base: Tensor, view: Tensor) -> None:
     """An in-place op on a view changed part of ``base``: its history becomes a
-    CopySlices node whose source is the view's new history (PyTorch's rebase)."""
+    CopySlices node whose source is the view's new history (PyTorch's rebase), and the
+    view's own ``grad_fn`` becomes AsStridedBackward0 of the base's new history."""
     if base._data.shape == view._data.shape and base._data is view._data:
         base.grad_fn = view.grad_fn
         base._requires_grad = True
         return
     # Find where the view sits inside the base's storage.
-    key = _view_key(base._data, view._data)
-    if key is None:
+    pos = _view_positions(base._data, view._data)
+    if pos is None:
         return
-    edges = (base._edge(), (view.grad_fn, view._output_nr))
-    node = Node(COPY_SLICES, edges, None,
-                {"key": key, "self_sym_sizes": base._data.shape, "src_sizes": view._data.shape},
-                ((base._data.shape, base._dtype), (view._data.shape, view._dtype)))
+    key = np.zeros(base._data.shape, dtype=bool)
+    key.reshape(-1)[pos.reshape(-1)] = True
+    # like torch, CopySlices wraps the op's node: its edges are the base's history and the
+    # op's other inputs; backward runs the op's backward on the view's part of the grad
+    fn = view.grad_fn
+    edges = (base._edge(),) + tuple(fn.next_functions[1:])
+    node = Node(COPY_SLICES_VIEW, edges, None,
+                {"key": key, "self_sym_sizes": base._data.shape, "src_sizes": view._data.shape,
+                 "positions": pos, "fn": fn},
+                ((base._data.shape, base._dtype),) + tuple(fn.in_meta[1:]))
+    if node.rec is not None:
+        node.rec.shape = base._data.shape
+        node.rec.dtype = base._dtype.name
+        node.rec.var_name = base._name
     base.grad_fn = node
     base._output_nr = 0
     base._requires_grad = True
+    vnode = Node(AS_STRIDED, ((node, 0),), None, {"self_sym_sizes": base._data.shape, "positions": pos},
+                 ((base._data.shape, base._dtype),))
+    if vnode.rec is not None:
+        vnode.rec.shape = view._data.shape
+        vnode.rec.dtype = view._dtype.name
+        vnode.rec.var_name = view._name
+    view.grad_fn = vnode
+    view._output_nr = 0
+
+
+@op("copy_slices_view", "CopySlices", ("self", "other"),
+    vjp={"self": "grad outside the view; the wrapped op's grad for its input inside it",
+         "other": "the wrapped op's grad for its other inputs"},
+    local={"self": "1 outside the written view; the op's derivative inside"})
+def COPY_SLICES_VIEW(ctx, g):
+    from .. import engine
+    from .unary import masked_fill
+    fn = ctx.fn
+    pos = ctx.positions
+    g_view = take(g.reshape(-1), (pos,))
+    res = engine._call(fn, [g_view])
+    gs = masked_fill(g, Tensor._make(ctx.key), 0.0)
+    inner = res[0] if res else None
+    if inner is not None:
+        inner = engine._validate(inner, fn.in_meta[0])
+        n = int(np.prod(ctx.self_sym_sizes, dtype=np.int64))
+        gs = gs + embed(inner.reshape(-1), (n,), (pos.reshape(-1),), accumulate=True).reshape(ctx.self_sym_sizes)
+    return (gs,) + tuple(res[1:])
+
+
+def _view_positions(base: np.ndarray, view: np.ndarray):
+    """For each element of ``view``, its flat (C-order) index in ``base``; None when
+    ``view`` does not sit inside a C-contiguous ``base``."""
+    if not base.flags.c_contiguous or not np.shares_memory(base, view):
+        return None
+    offset0 = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // base.itemsize
+    pos = np.full(view.shape, offset0, dtype=np.int64)
+    for d, st in enumerate(view.strides):
+        shape = [1] * view.ndim
+        shape[d] = view.shape[d]
+        pos = pos + (np.arange(view.shape[d]) * (st // base.itemsize)).reshape(shape)
+    return pos
 
 
 def _view_key(base: np.ndarray, view: np.ndarray):

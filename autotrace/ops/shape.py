@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, grad_mode
 from ..tensor import Tensor, wrap_dim
 from . import export, make, make_multi, op
 
@@ -21,9 +21,21 @@ def _shape_arg(shape):
 
 
 def _view_of(base: Tensor, t: Tensor) -> Tensor:
-    """Mark ``t`` as a view of ``base``: shares the version counter, remembers its base."""
+    """Mark ``t`` as a view of ``base``: shares the version counter, remembers its base.
+    A view made in no_grad mode of a tensor that requires grad still requires grad (and
+    may not be modified in place with grad mode on), as in torch 2.13."""
     t._version_counter = base._version_counter
     t._base = base._base if base._base is not None else base
+    if not grad_mode.enabled and base._requires_grad:
+        t._requires_grad = True
+        t._view_kind = "no_grad"
+    return t
+
+
+def _multi_view_of(base: Tensor, t: Tensor) -> Tensor:
+    _view_of(base, t)
+    if t.grad_fn is not None:
+        t._view_kind = "multi"
     return t
 
 
@@ -298,6 +310,18 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, x.shape[:s] + (n,) + x.shape[e + 1:])
 
 
+@op("copy_for_grad", "CopyBackwards", ("self", "src"), vjp={"self": "zeros", "src": "grad"},
+    local={"src": "1"})
+def COPY_FOR_GRAD(ctx, g):
+    return (None, g)
+
+
+def copy_for_grad(src: Tensor) -> Tensor:
+    """``new_empty(...).copy_(src)``: how torch 2.13's AccumulateGrad stores a first
+    gradient under create_graph (its grad_fn is CopyBackwards, edges (None, src))."""
+    return make(COPY_FOR_GRAD, np.array(src._data, copy=True), (None, src))
+
+
 @op("clone", "CloneBackward0", ("self",), vjp={"self": "grad"}, local={"self": "1"})
 def CLONE(ctx, g):
     return (g,)
@@ -365,7 +389,7 @@ def unbind(input, dim=0):
     d = wrap_dim(dim, x.ndim)
     outs = [np.take(x, i, axis=d) for i in range(x.shape[d])]
     ts = make_multi(UNBIND, outs, (input,), attrs={"dim": d})
-    return tuple(_view_of(input, t) for t in ts)
+    return tuple(_multi_view_of(input, t) for t in ts)
 
 
 @op("split", "SplitBackward0", ("self",), vjp={"self": "cat(grads, dim) (zeros for unused)"}, local={"self": "1"})
@@ -387,7 +411,7 @@ def split(input, split_size_or_sections, dim=0):
         bounds = list(np.cumsum(split_size_or_sections)[:-1])
     outs = np.split(x, bounds, axis=d)
     ts = make_multi(SPLIT, outs, (input,), attrs={"dim": d})
-    return tuple(_view_of(input, t) for t in ts)
+    return tuple(_multi_view_of(input, t) for t in ts)
 
 
 @export(torch=("chunk",), tensor=("chunk",))

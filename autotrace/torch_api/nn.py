@@ -7,6 +7,8 @@ in assignment order, ``parameters()``/``named_parameters()``, ``zero_grad()``
 
 from __future__ import annotations
 
+from .. import record
+
 import math
 
 import numpy as np
@@ -85,6 +87,8 @@ class Module:
     def zero_grad(self, set_to_none=True):
         for p in self.parameters():
             if p._grad is not None:
+                if record.active is not None:
+                    record.grad_event(p, "none" if set_to_none else "zero")
                 if set_to_none:
                     p._grad = None
                 else:

@@ -9,6 +9,8 @@ parameters' version counters (they are in-place updates).
 
 from __future__ import annotations
 
+from .. import record
+
 import math
 
 import numpy as np
@@ -47,6 +49,8 @@ class Optimizer:
         for group in self.param_groups:
             for p in group["params"]:
                 if p._grad is not None:
+                    if record.active is not None:
+                        record.grad_event(p, "none" if set_to_none else "zero")
                     if set_to_none:
                         p._grad = None
                     else:
