@@ -99,11 +99,9 @@ def modules() -> dict:
     torch_members.update({"nn": nn, "autograd": autograd, "optim": optim})
     torch = Namespace("torch", torch_members)
 
-    math = Namespace("math", {n: getattr(_math, n) for n in (
-        "pi", "e", "inf", "nan", "tau", "sqrt", "exp", "log", "log2", "log10", "log1p", "sin", "cos",
-        "tan", "tanh", "atan", "atan2", "asin", "acos", "floor", "ceil", "fabs", "isclose", "isnan",
-        "isinf", "isfinite", "pow", "hypot", "erf", "gamma", "lgamma", "fsum", "prod", "comb",
-        "factorial", "degrees", "radians", "trunc", "copysign", "sinh", "cosh", "expm1")})
+    from ..interpreter import make_math_module
+
+    math = make_math_module()  # size-checked factorial/comb/prod/fsum: no hang in C code
 
     _cache = {
         "torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.utils": utils,

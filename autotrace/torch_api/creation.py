@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, resources
 from ..tensor import Tensor
 
 _INT_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
@@ -69,6 +69,7 @@ def _check_size(shape):
     for s in shape:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, shape))}]")
+    resources.check_shape(shape)
     return shape
 
 
@@ -120,6 +121,7 @@ def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, device=N
     if args[2] == 0:
         raise RuntimeError("step must be nonzero")
     n = int(np.ceil((args[1] - args[0]) / args[2]))
+    resources.check_shape((max(n, 0),))
     data = (args[0] + np.arange(max(n, 0), dtype=np.float64) * args[2]).astype(dtype.np)
     return _finish(data, dtype, requires_grad)
 
@@ -127,6 +129,7 @@ def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, device=N
 def linspace(start, end, steps, *, dtype=None, requires_grad=False, device=None):
     dtype = dtype or dtypes.default_float
     start, end = _num(start), _num(end)
+    resources.check_shape((steps,))
     if steps == 1:
         data = np.array([start], dtype=np.float64)
     else:
@@ -140,6 +143,7 @@ def linspace(start, end, steps, *, dtype=None, requires_grad=False, device=None)
 
 def eye(n, m=None, *, dtype=None, requires_grad=False, device=None):
     dtype = dtype or dtypes.default_float
+    resources.check_shape((n, m if m is not None else n))
     return _finish(np.eye(n, m if m is not None else n, dtype=dtype.np), dtype, requires_grad)
 
 
