@@ -125,6 +125,7 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         warnings=[{"category": w["category"], "message": w["message"], "line": w["line"]}
                   for w in diagnostics.warnings],
         variables=out_vars, nodes=rec.nodes, passes=rec.passes,
+        grad_events=list(getattr(rec, "grad_events", ())),
         sets={k: v for k, v in parsed_sets.items()},
     )
 

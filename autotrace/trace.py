@@ -43,6 +43,7 @@ class Trace:
     nodes: list = field(default_factory=list)      # autotrace.record.NodeRecord, by id
     passes: list = field(default_factory=list)     # autotrace.record.PassRecord, in run order
     sets: dict = field(default_factory=dict)       # names bound from --set
+    grad_events: list = field(default_factory=list)  # autotrace.record.GradEvent: .grad zeroed / set to None
 
     def source_line(self, line: int | None) -> str:
         if not line:
