@@ -1136,95 +1136,14 @@ def _root_value(trace, root):
 # -- running a script for explain ------------------------------------------------------
 
 
-class record_failed_calls:
-    """While active, a ``backward()`` / ``autograd.grad`` call that fails before the engine
-    starts (non-scalar root without gradient=, a root without grad_fn, a gradient of the
-    wrong shape) still gets a PassRecord carrying the error, so explain can show the line
-    and the fix even when the script catches the error. (The engine records only passes
-    that start; see the report on moving this into the engine.)"""
-
-    def __enter__(self):
-        import sys as _sys
-
-        from . import engine, record, site
-
-        self._engine = engine
-        self._orig = (engine._seed_grads, engine._root_edges)
-        seed_orig, edges_orig = self._orig
-
-        def failing(fn):
-            def wrapper(outputs, *args, **kw):
-                try:
-                    return fn(outputs, *args, **kw)
-                except RuntimeError as exc:
-                    rec = record.active
-                    caller = _sys._getframe(1).f_code.co_name
-                    if rec is not None:
-                        roots = []
-                        for t in outputs:
-                            node = t.grad_fn if t.grad_fn is not None else getattr(t, "_acc", None)
-                            roots.append(node.rec.id if node is not None and node.rec is not None else None)
-                        pr = record.PassRecord(len(rec.passes), "grad" if caller == "grad" else "backward",
-                                               roots, [None] * len(roots), site.current, False, False)
-                        pr.error = f"{type(exc).__name__}: {exc}"
-                        rec.passes.append(pr)
-                    raise
-            return wrapper
-
-        engine._seed_grads = failing(seed_orig)
-        engine._root_edges = failing(edges_orig)
-        return self
-
-    def __exit__(self, *exc):
-        self._engine._seed_grads, self._engine._root_edges = self._orig
-        return False
-
-
 def run(source, filename, *, sets=(), limits=None, of=None, perturb=None):
-    """Run a script for explain: values kept, failed backward calls recorded, and with
-    ``perturb`` (``{name: (index, delta)}``) that leaf moved by delta in float64 when the
-    script first binds it (for :func:`verify`)."""
+    """Run a script for explain: values kept (failed backward calls are recorded by the
+    engine), and with ``perturb`` (``{name: (index, delta)}``) that leaf moved by delta in
+    float64 when the script first binds it (for :func:`verify`)."""
     from . import runner
-    from .tensor import Tensor
 
-    orig_bind = Tensor._on_bind
-    if perturb:
-        done = set()
-
-        def bind(self, name):
-            if name in perturb and name not in done and self.grad_fn is None:
-                done.add(name)
-                from . import dtypes
-                idx, delta = perturb[name]
-                data = self._data.astype(np.float64)
-                data[idx] += delta
-                self._data = data
-                self._dtype = dtypes.float64
-            return orig_bind(self, name)
-        Tensor._on_bind = bind
-        _forget_bind_cache()
-    try:
-        with record_failed_calls():
-            return runner.run(source, filename, sets=sets, limits=limits,
-                              options=runner.Options(keep_values=True, of=of))
-    finally:
-        if perturb:
-            Tensor._on_bind = orig_bind
-            _forget_bind_cache()
-
-
-def _forget_bind_cache():
-    """The interpreter caches each type's ``_on_bind``; drop the Tensor entries so a
-    patched one is seen (see the report: a supported bind hook would replace this)."""
-    try:
-        from .interpreter import compile as _compile
-    except ImportError:
-        return
-    cache = getattr(_compile, "_BIND", None)
-    if isinstance(cache, dict):
-        from .tensor import Tensor
-        for tp in [t for t in cache if isinstance(t, type) and issubclass(t, Tensor)]:
-            cache.pop(tp, None)
+    return runner.run(source, filename, sets=sets, limits=limits,
+                      options=runner.Options(keep_values=True, of=of, perturb=perturb or None))
 
 
 # -- as data -----------------------------------------------------------------------------

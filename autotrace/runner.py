@@ -25,6 +25,10 @@ class UsageError(Exception):
 class Options:
     keep_values: bool = False     # keep gradients and node outputs for explain / graph --values
     of: str | None = None         # explain: backward from this variable if the script calls none
+    #: explain --verify: ``{name: (index, delta)}`` — the first time the script binds a
+    #: tensor without grad_fn to ``name``, its element ``index`` is moved by ``delta``
+    #: (the tensor becomes float64), for central differences. See :func:`_perturbing`.
+    perturb: dict | None = None
 
 
 def parse_set(text: str):
@@ -96,6 +100,8 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
     _reset_state()
     rec = record.Recorder(keep_values=options.keep_values)
     record.active = rec
+    perturbing = _perturbing(options.perturb)
+    perturbing.__enter__()
     try:
         predefined = {}
         for name, value in parsed_sets.items():
@@ -112,6 +118,7 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         if options.of and error is None:
             error = _implicit_backward(variables, options.of, rec)
     finally:
+        perturbing.__exit__(None, None, None)
         record.active = None
         site.current = None
 
@@ -128,6 +135,38 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         grad_events=list(getattr(rec, "grad_events", ())),
         sets={k: v for k, v in parsed_sets.items()},
     )
+
+
+@contextlib.contextmanager
+def _perturbing(perturb):
+    """Apply :attr:`Options.perturb` for the duration of a run: the first binding of each
+    named tensor that has no grad_fn (a leaf, also one given with ``--set``) moves one
+    element by a delta, in float64. Nothing is patched when ``perturb`` is empty."""
+    if not perturb:
+        yield
+        return
+    import numpy as np
+
+    from . import dtypes
+    from .tensor import Tensor
+
+    orig = Tensor.__dict__["_on_bind"]
+    done = set()
+
+    def bind(self, name):
+        if name in perturb and name not in done and self.grad_fn is None:
+            done.add(name)
+            index, delta = perturb[name]
+            data = np.array(self._data, dtype=np.float64)
+            data[index] += delta
+            self._data, self._dtype = data, dtypes.float64
+        orig(self, name)
+
+    Tensor._on_bind = bind
+    try:
+        yield
+    finally:
+        Tensor._on_bind = orig
 
 
 @contextlib.contextmanager

@@ -12,12 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from explain_harness import exec_trace, real_interpreter  # noqa: E402
-
-from autotrace import explain as E  # noqa: E402
-from autotrace import messages  # noqa: E402
+from autotrace import explain as E
+from autotrace import messages
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.py"))
@@ -26,10 +22,7 @@ SCENARIOS = sorted((ROOT / "scenarios").glob("*.py"))
 def trace_of(path: Path, sets=(), of=None, source=None):
     src = source if source is not None else path.read_text()
     name = str(path.relative_to(ROOT)) if path.is_absolute() else str(path)
-    if real_interpreter():
-        return E.run(src, name, sets=sets, of=of)
-    with E.record_failed_calls():
-        return exec_trace(src, name, sets=sets, of=of)
+    return E.run(src, name, sets=sets, of=of)
 
 
 def render_text(ex, width=100) -> str:
@@ -165,30 +158,28 @@ def test_verify_agrees_with_autograd():
     trace = trace_of(path)
 
     def rerun(perturb):
-        if real_interpreter():
-            return E.run(src, "fan_in.py", perturb=perturb)
-        from autotrace.tensor import Tensor
-        orig = Tensor._on_bind
-        done = set()
-
-        def bind(self, name):
-            if name in perturb and name not in done and self.grad_fn is None:
-                from autotrace import dtypes
-                done.add(name)
-                idx, delta = perturb[name]
-                data = self._data.astype(np.float64)
-                data[idx] += delta
-                self._data, self._dtype = data, dtypes.float64
-            return orig(self, name)
-        Tensor._on_bind = bind
-        try:
-            return exec_trace(src, "fan_in.py")
-        finally:
-            Tensor._on_bind = orig
+        return E.run(src, "fan_in.py", perturb=perturb)
 
     v = E.verify(trace, rerun)
     assert v.rows and v.ok, v
     assert abs(v.rows[0].numeric - 7.0) < 1e-4
+
+
+def test_runner_perturb_moves_the_first_binding_of_a_leaf_only():
+    from autotrace import runner
+    src = "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\ny = x\nx = x * 2\n"
+    t = runner.run(src, "p.py", options=runner.Options(perturb={"x": ((1,), 0.5)}))
+    assert t.variables["y"].value.tolist() == [1.0, 2.5] and t.variables["y"].value.dtype == np.float64
+    assert t.variables["x"].value.tolist() == [2.0, 5.0]
+    t = runner.run("y = x * 1\n", "p.py", sets=["x=[1.0, 2.0]"], options=runner.Options(perturb={"x": ((0,), -0.25)}))
+    assert t.variables["x"].value.tolist() == [0.75, 2.0]
+    from autotrace.tensor import Tensor
+    assert Tensor._on_bind is Tensor.__dict__["_on_bind"] and Tensor._on_bind.__qualname__ == "Tensor._on_bind"
+
+
+def test_failed_backward_calls_come_from_the_engine_records():
+    trace = trace_of(ROOT / "scenarios/seed2_vector_backward_error.py")
+    assert trace.passes and trace.passes[0].error.startswith("RuntimeError") and not trace.passes[0].steps
 
 
 def test_every_message_key_used_exists():
