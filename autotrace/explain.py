@@ -30,7 +30,8 @@ MAX_PATHS = 16      # paths per leaf written out in a chain
 
 
 def fmt_num(v) -> str:
-    """One number as a learner writes it: 75, 0.5, -3.25, 1e-08, nan, inf."""
+    """One number as a learner writes it, with at most 6 significant digits: 75, 0.5,
+    -3.25, 0.659001, 1.82172e-9, nan, inf."""
     if isinstance(v, (bool, np.bool_)):
         return str(bool(v))
     if isinstance(v, (int, np.integer)):
@@ -44,11 +45,9 @@ def fmt_num(v) -> str:
         return "0"
     a = abs(float(x))
     if a >= 1e6 or a < 1e-4:
-        return np.format_float_scientific(x, trim="-", unique=True, exp_digits=1).replace("e+", "e")
-    s = np.format_float_positional(x, trim="-", unique=True)
-    if len(s.replace("-", "").replace(".", "")) > 8:   # float32 noise: 0.30000001 -> 0.3
-        s = np.format_float_positional(x, trim="-", precision=6, unique=True, fractional=False)
-    return s
+        return np.format_float_scientific(x, trim="-", unique=True, precision=5, exp_digits=1).replace("e+", "e")
+    # at most 6 significant digits (float32 noise: 0.30000001 -> 0.3, 0.9900396 -> 0.99004)
+    return np.format_float_positional(x, trim="-", precision=6, unique=True, fractional=False)
 
 
 def fmt(a) -> str:
@@ -175,6 +174,66 @@ class Step:
 
 
 @dataclass
+class Run:
+    """Consecutive steps that repeat one pattern of nodes (a loop unrolled into the graph),
+    shown as one line instead of step by step: steps ``first``..``last`` hidden."""
+    first: int
+    last: int
+    pattern: list               # node names of one period: ["TanhBackward0", "MulBackward0"]
+    where: str | None           # "line 7: y = torch.tanh(y) * 1.01" when the period has one line
+    repeats: int                # how many periods are hidden
+    upstream_first: np.ndarray | None
+    upstream_last: np.ndarray | None
+
+
+RUN_MIN_STEPS = 12   # a repeating stretch shorter than this is shown step by step
+RUN_KEEP = 2         # periods shown in full before a hidden run (one more after it)
+
+
+def collapse(steps, *, min_steps=RUN_MIN_STEPS, keep=RUN_KEEP, max_period=4) -> list:
+    """``steps`` with long runs of a repeating pattern (same node names and source lines,
+    period 1 to ``max_period``) replaced by a :class:`Run`: the first ``keep`` periods and
+    the last one stay."""
+    sig = [(s.node_name, s.line, s.statement, s.kind, bool(s.fan_in)) for s in steps]
+    out, i, n = [], 0, len(steps)
+    while i < n:
+        best = None
+        for p in range(1, max_period + 1):
+            k = i + p
+            while k < n and sig[k] == sig[k - p]:
+                k += 1
+            reps = (k - i) // p
+            if reps * p >= min_steps and reps >= keep + 2 and (best is None or reps * p > best[0] * best[1]):
+                best = (reps, p)
+        if best is None:
+            out.append(steps[i])
+            i += 1
+            continue
+        reps, p = best
+        shown = steps[i:i + keep * p]
+        hidden = steps[i + keep * p:i + (reps - 1) * p]
+        out.extend(shown)
+        lines = {(s.line, s.statement) for s in hidden}
+        where = None
+        if len(lines) == 1:
+            line, stmt = next(iter(lines))
+            where = f"line {line}: {stmt}" if line else stmt
+        out.append(Run(first=hidden[0].number, last=hidden[-1].number, pattern=[s.node_name for s in hidden[:p]],
+                       where=where, repeats=len(hidden) // p, upstream_first=hidden[0].upstream,
+                       upstream_last=hidden[-1].upstream))
+        out.extend(steps[i + (reps - 1) * p:i + reps * p])
+        i += reps * p
+    return out
+
+
+def _elide(items, keep=3):
+    """A long product or flow written with its middle left out."""
+    if len(items) <= 2 * keep + 1:
+        return items
+    return items[:keep] + [text("chain.elided", count=len(items) - 2 * keep)] + items[-keep:]
+
+
+@dataclass
 class Chain:
     leaf: str
     paths: list                 # formulas, one per path
@@ -264,6 +323,12 @@ class _Graph:
     def __init__(self, trace):
         self.trace = trace
         self.nodes = trace.nodes
+        # a leaf is called by the first script variable that still holds it (x in
+        # ``y = x``), not by the last name it was bound to
+        self.leaf_names = {}
+        for name, v in trace.variables.items():
+            if v.kind == "tensor" and v.is_leaf and v.node is not None:
+                self.leaf_names.setdefault(v.node, name)
 
     def node(self, i):
         return self.nodes[i] if i is not None and 0 <= i < len(self.nodes) else None
@@ -272,6 +337,10 @@ class _Graph:
         n = self.node(i)
         if n is None:
             return "?"
+        if n.is_leaf:
+            # a leaf no script variable names (a module's parameter): called by its node id,
+            # so two such leaves never share a label
+            return self.leaf_names.get(i) or n.var_name or text("label.unnamed_leaf", node=nid(i))
         if n.var_name:
             return n.var_name
         if n.text:
@@ -283,6 +352,8 @@ class _Graph:
         if n is None:
             return None
         if n.is_leaf:
+            if n.leaf_value is not None:
+                return n.leaf_value
             v = self.trace.variables.get(n.var_name) if n.var_name else None
             return v.value if v is not None and v.kind == "tensor" else None
         return n.value
@@ -351,6 +422,15 @@ def _op_matches(tree, opname: str) -> bool:
     return False
 
 
+def _exponent(n, operands):
+    """The Python-number exponent of a ``pow`` node: from the record, else the source."""
+    for d in (n.scalars, n.attrs):
+        v = d.get("exponent")
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return v
+    return _literal(operands.get("exponent", ""))
+
+
 def _is_number(e) -> bool:
     if isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool):
         return True
@@ -371,6 +451,11 @@ def _literal(textval):
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return v
     return None
+
+
+def _factor(s: str) -> str:
+    """A number written as a factor of a product: negative ones in parentheses."""
+    return f"({s})" if s.startswith("-") else s
 
 
 def _paren(s: str) -> str:
@@ -402,7 +487,8 @@ ELEMENTWISE = {
 }
 MATRIX = {"mm", "addmm", "mv", "dot", "bmm", "matmul_batched"}
 
-_SYMBOLS = ("self", "other", "exponent", "result", "tensor", "vec", "mat1", "mat2", "alpha", "input")
+_SYMBOLS = ("self", "other", "exponent", "result", "tensor", "vec", "mat1", "mat2", "alpha", "input",
+            "index", "dim", "min", "max", "negative_slope", "beta", "threshold")
 
 
 class _Explainer:
@@ -438,7 +524,6 @@ class _Explainer:
                    root_shape=shape, seed=seed, seed_text=seed_text, retain_graph=bool(p.retain_graph),
                    implicit=implicit_of is not None, error=p.error)
         self._root = root
-        self._contrib = {}
         self._factors = {}
         for k, s in enumerate(p.steps):
             out.steps.append(self.explain_step(s, k + 1, root_id, seed, p, failed=bool(p.error) and k == len(p.steps) - 1))
@@ -465,9 +550,8 @@ class _Explainer:
                     statement=n.statement if n else None, expr=n.text if n else None, output=label,
                     shape=tuple(n.shape or ()) if n else (), value=g.value(s.node), upstream=upstream,
                     upstream_symbol=up_sym, failed=failed)
-        contributions = self._contrib.get((s.node, 0), [])
-        if len(contributions) > 1:
-            step.fan_in = contributions
+        if s.fan_in:
+            step.fan_in = [(g.label(src) if src is not None else text("label.seed"), v) for src, v in s.fan_in]
         if n is None:
             return step
         if n.is_leaf:
@@ -481,6 +565,8 @@ class _Explainer:
                 if s.after is not None:
                     step.increment = upstream
                 step.remark = text("step.accumulate_first" if s.before is None else "step.accumulate_add", leaf=label)
+            if not (g.leaf_names.get(s.node) or n.var_name):
+                step.remark = text("step.unnamed_leaf", leaf=label, shape=list(n.shape or ()), line=n.line) + " " + step.remark
             return step
         if failed:
             step.remark = text("step.not_reached")
@@ -494,7 +580,7 @@ class _Explainer:
             if tid is not None:
                 target = g.label(tid)
                 src = operands.get(in_name)
-                if src is not None and re.fullmatch(r"[A-Za-z_]\w*", src.strip()):
+                if src is not None and re.fullmatch(r"[A-Za-z_]\w*", src.strip()) and tid not in g.leaf_names:
                     target = src.strip()
             else:
                 src = operands.get(in_name)
@@ -502,7 +588,8 @@ class _Explainer:
             edge = Edge(input=in_name, target=target, target_node=nid(tid) if tid is not None else None,
                         rule=None, numbers=None, formula=None, grad=go, local=None)
             if tid is None:
-                edge.note = text("label.no_input")
+                edge.note = text("label.no_input.number" if in_name in n.scalars or _literal(src or "") is not None
+                                 else "label.no_input")
                 step.edges.append(edge)
                 continue
             self.describe_edge(step, n, op, operands, edge, upstream, go, i)
@@ -516,7 +603,6 @@ class _Explainer:
                                          big=list(go.shape), value=fmt(val))
                     except (ValueError, IndexError):
                         pass
-                self._contrib.setdefault((tid, nr), []).append((label, val))
             step.edges.append(edge)
         return step
 
@@ -540,8 +626,9 @@ class _Explainer:
                     and np.all(np.isfinite(upstream))):
                 edge.local = ratio.astype(go.dtype)
                 self._factors[(n.id, i)] = edge.local
-        if opname == "pow" and _literal(operands.get("exponent", "")) is not None:
-            e = _literal(operands["exponent"])
+        exponent = _exponent(n, operands)
+        if opname == "pow" and exponent is not None:
+            e = exponent
             base = labels.get("self", "self")
             e1 = e - 1
             sym = f"{fmt_num(e)}·{_paren(base)}{sup(e1)}" if e1 != 1 else f"{fmt_num(e)}·{_paren(base)}"
@@ -577,12 +664,20 @@ class _Explainer:
             else:
                 count = int(np.prod(go.shape)) // max(1, int(np.prod(np.shape(upstream)))) if go is not None and upstream is not None else "N"
                 edge.rule = text("rule.mean", out=out, target=edge.target, shape=tshape, n=count)
+        elif opname in MATRIX and rule_text and "∂" in rule_text:
+            edge.rule = text("step.matrix", rule=rule_text.replace("L", self._root))
         elif opname in MATRIX:
-            edge.rule = text("step.matrix", rule=(rule_text or op.vjp.get(name, "")).replace("L", self._root))
+            vjp = self._substitute(op.vjp.get(name, ""), {k: v for k, v in labels.items() if k in ("alpha", "beta")})
+            vjp = re.sub(r"\bgrad\b", f"∂{self._root}/∂{out}", vjp, flags=re.ASCII).replace("self's", f"{edge.target}'s")
+            edge.rule = f"∂{self._root}/∂{edge.target} = {vjp}"
         elif rule_text is not None or (getattr(op, "vjp", None) and name in op.vjp):
             vjp = op.vjp.get(name, "")
             r = rule_text if rule_text not in (None, "1") else None
-            edge.rule = f"∂{self._root}/∂{edge.target} = {vjp.replace('grad', '∂' + self._root + '/∂' + out)}"
+            attrs = {k: labels[k] for k in ("self", "index") if k in labels}
+            if "dim" in labels:
+                attrs["dim"] = f"dim {labels['dim']}"
+            vjp = re.sub(r"\bgrad\b", f"∂{self._root}/∂{out}", self._substitute(vjp, attrs), flags=re.ASCII)
+            edge.rule = f"∂{self._root}/∂{edge.target} = {vjp}"
             if r:
                 edge.rule += f"   ({r})"
         # upstream · local = value
@@ -591,7 +686,7 @@ class _Explainer:
             if edge.local is not None:
                 loc = uniform(edge.local)
                 loc_s = fmt_num(loc) if loc is not None else fmt(edge.local)
-                edge.formula = f"∂{self._root}/∂{edge.target} = {up} · {loc_s} = {fmt(go)}"
+                edge.formula = f"∂{self._root}/∂{edge.target} = {_factor(up)} · {_factor(loc_s)} = {fmt(go)}"
             else:
                 edge.formula = f"∂{self._root}/∂{edge.target} = {fmt(go)}"
 
@@ -603,6 +698,9 @@ class _Explainer:
             if i < len(names):
                 if tid is not None:
                     vals[names[i]] = g.value(tid)
+        for k, v in list(n.scalars.items()) + list(n.attrs.items()):
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and vals.get(k) is None:
+                vals[k] = v
         for k, src in operands.items():
             if k in vals and vals[k] is not None:
                 continue
@@ -624,12 +722,17 @@ class _Explainer:
         for i, (tid, _nr) in enumerate(n.inputs):
             if i < len(names):
                 src = operands.get(names[i])
-                if src is not None:
+                if tid is not None and tid in g.leaf_names:
+                    labels[names[i]] = g.label(tid)
+                elif src is not None:
                     labels[names[i]] = src.strip() if re.fullmatch(r"[\w.]+", src.strip()) else _paren(src)
                 elif tid is not None:
                     labels[names[i]] = g.label(tid)
         for k, src in operands.items():
             labels.setdefault(k, src.strip() if re.fullmatch(r"[\w.]+", src.strip()) else _paren(src))
+        for k, v in list(n.scalars.items()) + list(n.attrs.items()):
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                labels.setdefault(k, fmt_num(v))
         labels["result"] = out
         labels.setdefault("alpha", "1")
         return labels
@@ -639,7 +742,7 @@ class _Explainer:
         def rep(m):
             k = m.group(0)
             return str(mapping.get(k, k))
-        s = re.sub(r"\b(" + "|".join(_SYMBOLS) + r")\b", rep, rule)
+        s = re.sub(r"\b(" + "|".join(_SYMBOLS) + r")\b", rep, rule, flags=re.ASCII)
         s = s.replace("−1·", "−").replace("-1·", "-")
         s = re.sub(r"^-(-?\d)", lambda m: str(-int(m.group(1))) if m.group(1).lstrip("-").isdigit() else m.group(0), s)
         return s.replace("--", "")
@@ -674,7 +777,7 @@ class _Explainer:
                     if u is None:
                         ok = False
                         break
-                    nums.append(fmt_num(u))
+                    nums.append(_factor(fmt_num(u)))
                     prod = u if prod is None else prod * u
                 if not ok:
                     break
@@ -685,12 +788,13 @@ class _Explainer:
                     break
                 if su != 1:
                     syms.insert(0, "v")
-                    nums.insert(0, fmt_num(su))
+                    nums.insert(0, _factor(fmt_num(su)))
                     prod = prod * su
                 elif len(syms) == 1:
                     syms.insert(0, f"∂{out.root}/∂{out.root}")
                     nums.insert(0, "1")
                 totals.append(prod)
+                syms, nums = _elide(syms), _elide(nums)
                 formulas.append(f"∂{out.root}/∂{leaf_label} = " + " · ".join(syms) + " = " + " · ".join(nums)
                                 + " = " + fmt_num(prod) if len(syms) > 1 else
                                 f"∂{out.root}/∂{leaf_label} = " + syms[0] + " = " + fmt_num(prod))
@@ -713,8 +817,8 @@ class _Explainer:
                         go = s.grads_out[i] if i < len(s.grads_out) else None
                         flow.append(fmt(go))
                     syms = [f"∂{g.label(a)}/∂{g.label(g.node(a).inputs[i][0]) if g.node(a).inputs[i][0] != leaf else leaf_label}" for a, i in path]
-                    formulas.append(f"∂{out.root}/∂{leaf_label} = " + " · ".join(syms) + "; "
-                                    + text("chain.flow", flow=" → ".join(flow)))
+                    formulas.append(f"∂{out.root}/∂{leaf_label} = " + " · ".join(_elide(syms)) + "; "
+                                    + text("chain.flow", flow=" → ".join(_elide(flow))))
                 chains.append(Chain(leaf=leaf_label, paths=formulas[:MAX_PATHS], total=None, value=value, matches=None,
                                     remark=text("chain.paths", count=len(paths), root=out.root, leaf=leaf_label) if len(paths) > 1 else None))
         return chains
@@ -750,6 +854,11 @@ def explain(trace, *, of: str | None = None, wrt: str | None = None, pass_number
     """The explanation of ``trace`` (run with keep_values). ``of`` names the tensor an
     implicit backward started from; ``wrt`` keeps only that leaf's steps and chain;
     ``pass_number`` (1-based) keeps one pass."""
+    with np.errstate(all="ignore"):      # inf·0 and the like are part of what is explained
+        return _explain(trace, of=of, wrt=wrt, pass_number=pass_number)
+
+
+def _explain(trace, *, of, wrt, pass_number) -> Explanation:
     ex = _Explainer(trace)
     passes = []
     total = len(trace.passes)
@@ -821,11 +930,30 @@ def _timeline(trace, passes):
             if entries:
                 prev = entries[-1]
                 if not _same(prev.after, s.before):
+                    how = _reset_how(trace, int(s.node[1:]), s.output)
                     reset = text("timeline.reset", before_pass=prev.pass_number, after_pass=p.number,
-                                 leaf=s.output, old=fmt(prev.after), new=fmt(s.before))
+                                 leaf=s.output, old=fmt(prev.after), new=fmt(s.before), how=how)
             entries.append(TimelineEntry(p.number, s.before, s.increment, s.after, reset))
     del g
     return tl
+
+
+_RESET_KIND = {"zero": "timeline.how.zero", "none": "timeline.how.none"}
+
+
+def _reset_how(trace, node, leaf) -> str:
+    """How the script reset ``leaf``'s .grad, from the recorded grad events: "by
+    x.grad.zero_() at line 14" (every distinct kind and line), or a generic phrase."""
+    seen = []
+    for ev in getattr(trace, "grad_events", ()):
+        if ev.node == node or (ev.node is None and ev.name == leaf):
+            key = (ev.kind, ev.line)
+            if key not in seen:
+                seen.append(key)
+    if not seen:
+        return text("timeline.how.unknown")
+    return text("timeline.how.list", list=" / ".join(text(_RESET_KIND.get(k, "timeline.how.none"), leaf=leaf, line=ln)
+                                                      for k, ln in seen))
 
 
 def _same(a, b) -> bool:
@@ -859,7 +987,7 @@ def diagnose(trace, passes, timeline, g: _Graph, wrt=None, of=None) -> list:
     diags: list[Diagnostic] = []
     diags += _error_diagnostics(trace, passes, g)
     diags += _nan_diagnostics(trace, passes, g)
-    diags += _accumulation_diagnostics(timeline)
+    diags += _accumulation_diagnostics(timeline, passes)
     diags += _nonleaf_diagnostics(trace, g)
     diags += _none_grad_diagnostics(trace, passes, g, wrt=wrt)
     return diags
@@ -957,7 +1085,8 @@ def _nan_diagnostics(trace, passes, g):
     return []
 
 
-def _accumulation_diagnostics(timeline):
+def _accumulation_diagnostics(timeline, passes):
+    lines = {p.number: p.line for p in passes}
     out = []
     for leaf, entries in timeline.items():
         run = [entries[0]]
@@ -969,10 +1098,13 @@ def _accumulation_diagnostics(timeline):
         if len(run) >= 2 and run[-1].before is not None and np.any(run[-1].before != 0):
             seq = " → ".join([fmt(run[0].before)] + [fmt(e.after) for e in run])
             inc = uniform(np.array([fmt(e.increment) for e in run]))
+            line = lines.get(run[-1].pass_number)
             out.append(Diagnostic(
-                kind="accumulation", severity="warning", line=None,
-                title=text("diag.accumulation.title", leaf=leaf, count=len(run), sequence=seq),
-                why=text("diag.accumulation.why", leaf=leaf, increment=inc if inc is not None else fmt(run[-1].increment)),
+                kind="accumulation", severity="warning", line=line,
+                title=text("diag.accumulation.title" if line else "diag.accumulation.title_noline",
+                           leaf=leaf, count=len(run), sequence=seq, line=line),
+                why=text("diag.accumulation.why" if inc is not None else "diag.accumulation.why_varied",
+                         leaf=leaf, increment=inc),
                 fix=text("diag.accumulation.fix", leaf=leaf)))
     return out
 
@@ -1078,6 +1210,11 @@ def verify(trace, rerun, *, pass_number=None, of=None, h=1e-6, limit=16, tol=1e-
     the new Trace. The root's value in that run (the tensor the pass started from, by its
     variable name) gives f(x ± h).
     """
+    with np.errstate(all="ignore"):
+        return _verify(trace, rerun, pass_number=pass_number, of=of, h=h, limit=limit, tol=tol)
+
+
+def _verify(trace, rerun, *, pass_number, of, h, limit, tol):
     notes = []
     if not trace.passes:
         return Verification(None, [], None, None, [text("verify.skipped", reason=text("verify.reason.no_pass"))])
@@ -1095,9 +1232,9 @@ def verify(trace, rerun, *, pass_number=None, of=None, h=1e-6, limit=16, tol=1e-
     rows = []
     for s in rec.steps:
         n = g.node(s.node)
-        if n is None or not n.is_leaf or not n.var_name:
+        if n is None or not n.is_leaf or not (n.var_name or s.node in g.leaf_names):
             continue
-        leaf = n.var_name
+        leaf = g.label(s.node)
         v = trace.variables.get(leaf)
         if v is None or v.kind != "tensor" or v.value is None:
             continue

@@ -36,7 +36,11 @@ EN: dict[str, str] = {
     "label.leaf": "leaf {name}",
     "label.none": "None",
     "label.constant": "a constant",
-    "label.no_input": "needs no gradient (a constant, or a tensor with requires_grad=False)",
+    "label.seed": "the seed",
+    "label.unnamed_leaf": "‹{node}›",
+    "label.from": "{value} from {source}",
+    "label.no_input": "does not require grad, so no gradient is computed for it",
+    "label.no_input.number": "a plain number (a constant), so no gradient is computed for it",
     "col.leaf": "leaf",
     "col.element": "element",
     "col.analytic": "autograd",
@@ -62,6 +66,7 @@ EN: dict[str, str] = {
     # -- steps ---------------------------------------------------------------------------
     "step.fan_in": "{target} receives gradients from {count} paths; autograd adds them before using them:",
     "step.broadcast": "{target} was broadcast from shape {small} to {big} in the forward pass, so its gradient is summed back over the broadcast dimensions: {value}.",
+    "step.unnamed_leaf": "{leaf} is a leaf of shape {shape} that no script variable names (a module's parameter, used at line {line}).",
     "step.accumulate_first": "{leaf}.grad was None, so it becomes a copy of the incoming gradient.",
     "step.accumulate_add": "{leaf}.grad already held a value; the incoming gradient is added to it (gradients accumulate).",
     "step.accumulate_captured": "torch.autograd.grad returns this gradient for {leaf}; {leaf}.grad is not touched.",
@@ -79,17 +84,30 @@ EN: dict[str, str] = {
     "chain.matches": "= {leaf}.grad increment of this pass",
     "chain.mismatch": "differs from the engine's increment {value}",
     "chain.flow": "gradient along the path: {flow}",
+    "chain.elided": "… {count} more …",
+    "steps.run": "Steps {first}–{last} repeat the pattern {pattern} ({where}) {count} more times: the same rules with other numbers. The gradient arriving goes from {start} to {end}. Run with --all-steps to see every step.",
+    "steps.run_noline": "Steps {first}–{last} repeat the pattern {pattern} {count} more times: the same rules with other numbers. The gradient arriving goes from {start} to {end}. Run with --all-steps to see every step.",
 
     # -- timeline ------------------------------------------------------------------------
-    "timeline.reset": "between pass {before_pass} and pass {after_pass}, {leaf}.grad was changed from {old} to {new} (zeroed or reset by the script).",
+    "timeline.reset": "between pass {before_pass} and pass {after_pass}, {leaf}.grad went from {old} to {new}: {how}.",
+    "timeline.reset_to": "reset to {value}",
+    "timeline.how.list": "the script reset it ({list})",
+    "timeline.how.zero": "zeroed at line {line}",
+    "timeline.how.none": "set to None at line {line}",
+    "timeline.how.unknown": "the script changed it",
 
     # -- diagnostics ---------------------------------------------------------------------
     "diag.none": "No problems found: every leaf that requires grad got its gradient, no nan or inf, no errors.",
-    "diag.accumulation.title": "{leaf}.grad accumulated over {count} backward passes without being zeroed: {sequence}.",
+    "diag.accumulation.title": "{leaf}.grad accumulated over {count} backward passes without being zeroed (backward at line {line}): {sequence}.",
+    "diag.accumulation.title_noline": "{leaf}.grad accumulated over {count} backward passes without being zeroed: {sequence}.",
     "diag.accumulation.why": (
         "backward() adds into .grad; it never overwrites it. Each pass computed the same "
         "increment {increment}, so {leaf}.grad grows by {increment} each time. In a training loop "
         "this makes every update use the sum of all past gradients."),
+    "diag.accumulation.why_varied": (
+        "backward() adds into .grad; it never overwrites it, so {leaf}.grad holds the sum of the "
+        "gradients of all these passes. In a training loop this makes every update use the sum of "
+        "all past gradients."),
     "diag.accumulation.fix": "Zero the gradient before each backward(): optimizer.zero_grad(), or {leaf}.grad = None, or {leaf}.grad.zero_().",
     "diag.nonleaf_grad.title": "Line {line} reads .grad of a tensor that is not a leaf; it is None.",
     "diag.nonleaf_grad.why": (

@@ -32,6 +32,7 @@ def command(
     wrt: Optional[str] = typer.Option(None, "--wrt", metavar="NAME", help="Only the steps and chain that lead to leaf NAME."),
     pass_: Optional[int] = typer.Option(None, "--pass", metavar="N", help="Only backward pass N (1 = the first call)."),
     verify: bool = typer.Option(False, "--verify", help="Check the gradients by central differences in float64 (re-runs the script)."),
+    all_steps: bool = typer.Option(False, "--all-steps", help="Show every step; by default long runs of repeating steps (a loop unrolled into the graph) are summarised in one line."),
     fmt: str = typer.Option("text", "--format", metavar="text|md", help="text (terminal) or md (Markdown to paste)."),
     json_out: bool = typer.Option(False, "--json", help="Print the explanation as JSON (schema_version 1)."),
     timeout: float = common.TimeoutOpt,
@@ -66,10 +67,10 @@ def command(
         sys.stdout.write(explain_json.render(ex) + "\n")
     elif fmt == "md":
         from autotrace.render import explain_markdown
-        sys.stdout.write(explain_markdown.render(ex))
+        sys.stdout.write(explain_markdown.render(ex, all_steps=all_steps))
     else:
         from autotrace.render import explain_console
-        explain_console.render(ex, common.console(no_color=no_color, width=width))
+        explain_console.render(ex, common.console(no_color=no_color, width=width), all_steps=all_steps)
     if trace.error is not None:
         if not json_out and fmt == "text":
             common.report_script_error(trace, no_color)

@@ -88,7 +88,7 @@ def test_power_rule_says_why_75():
     out = render_text(E.explain(trace_of(ROOT / "scenarios/seed2_power_rule.py")))
     assert "∂(A³)/∂A = 3·A²" in out
     assert "3·5² = 75" in out
-    assert "A.grad: None  + 75  →  75" in out
+    assert "A.grad: None + 75 → 75" in out
 
 
 def test_fan_in_sum_written_out():

@@ -3,14 +3,15 @@
 
 from __future__ import annotations
 
-from ..explain import Explanation, fmt
+from ..explain import Explanation, Run, collapse, fmt
 from ..messages import text
 
 INDENT = "  "
 
 
-def lines(ex: Explanation):
-    """The explanation as (indent, label, body, style) rows, shared by the text views."""
+def lines(ex: Explanation, all_steps: bool = False):
+    """The explanation as (indent, label, body, style) rows, shared by the text views.
+    Long runs of repeating steps are summarised in one row unless ``all_steps``."""
     out = []
 
     def add(level, label, body="", style=""):
@@ -40,14 +41,19 @@ def lines(ex: Explanation):
             add(1, "", text("pass.same_as", number=p.same_as), "")
             for st in p.steps:
                 if st.kind == "accumulate" and (st.before is not None or st.after is not None):
-                    add(2, text("label.grad", leaf=st.output), f"{fmt(st.before)}  + {fmt(st.increment)}  →  {fmt(st.after)}", "green")
+                    add(2, text("label.grad", leaf=st.output), f"{fmt(st.before)} + {_term(fmt(st.increment))} → {fmt(st.after)}", "green")
             add(0, "", "")
             continue
         add(1, "", p.seed_text, "")
         if p.error and not p.steps:
             add(1, "", text("pass_error"), "red")
-        for s in p.steps:
+        for s in (p.steps if all_steps else collapse(p.steps)):
             add(0, "", "")
+            if isinstance(s, Run):
+                key = "steps.run" if s.where else "steps.run_noline"
+                add(1, "", text(key, first=s.first, last=s.last, pattern=", ".join(s.pattern), where=s.where,
+                                count=s.repeats, start=fmt(s.upstream_first), end=fmt(s.upstream_last)), "bold")
+                continue
             where = f"line {s.line}: {s.statement}" if s.line else (s.statement or s.expr or "")
             if s.kind == "accumulate":
                 add(1, text("label.step", number=s.number), f"{s.node_name}  →  {text('label.leaf', name=s.output)}", "bold cyan")
@@ -55,11 +61,12 @@ def lines(ex: Explanation):
                 add(1, text("label.step", number=s.number), f"{s.node_name}   {where}", "bold cyan")
             if s.fan_in:
                 add(2, text("label.fan_in"), text("step.fan_in", target=s.output, count=len(s.fan_in)))
-                add(3, "", " + ".join(fmt(v) for _, v in s.fan_in) + " = " + fmt(s.upstream), "")
+                add(3, "", " + ".join(_term(fmt(v)) for _, v in s.fan_in) + " = " + fmt(s.upstream), "")
+                add(3, "", "(" + ", ".join(text("label.from", value=fmt(v), source=src) for src, v in s.fan_in) + ")", "dim")
             if s.kind == "accumulate":
                 if s.before is not None or s.after is not None:
                     add(2, text("label.grad", leaf=s.output),
-                        f"{fmt(s.before)}  + {fmt(s.increment)}  →  {fmt(s.after)}", "green")
+                        f"{fmt(s.before)} + {_term(fmt(s.increment))} → {fmt(s.after)}", "green")
                 else:
                     add(2, text("label.upstream"), f"{s.upstream_symbol} = {fmt(s.upstream)}")
                 if s.remark:
@@ -97,12 +104,12 @@ def lines(ex: Explanation):
     if ex.timeline and any(len(v) > 1 or any(e.reset for e in v) for v in ex.timeline.values()):
         add(0, "", text("heading.timeline"), "bold")
         for leaf, entries in ex.timeline.items():
-            seq = [fmt(entries[0].before)]
+            seq = fmt(entries[0].before)
             for e in entries:
                 if e.reset:
-                    seq.append(f"[{fmt(e.before)}]")
-                seq.append(f"+{fmt(e.increment)} → {fmt(e.after)}")
-            add(1, f"{leaf}.grad", "  ".join(seq))
+                    seq += ", " + text("timeline.reset_to", value=fmt(e.before))
+                seq += f", + {_term(fmt(e.increment))} → {fmt(e.after)}"
+            add(1, f"{leaf}.grad", seq)
             for e in entries:
                 if e.reset:
                     add(2, "", e.reset, "dim")
@@ -125,12 +132,12 @@ def lines(ex: Explanation):
     return out
 
 
-def render(ex: Explanation, console) -> None:
+def render(ex: Explanation, console, all_steps: bool = False) -> None:
     from rich.table import Table
     from rich.text import Text
 
     width = console.width
-    rows = lines(ex)
+    rows = lines(ex, all_steps)
     for level, label, body, style in rows:
         pad = INDENT * level
         if label:
@@ -146,7 +153,7 @@ def render(ex: Explanation, console) -> None:
         console.print()
         console.print(Text(text("heading.verify"), style="bold"))
         if v.rows:
-            console.print(Text(INDENT + text("verify.intro", h="1e-6", number=v.pass_number)))
+            _print_wrapped(console, Text(INDENT + text("verify.intro", h="1e-6", number=v.pass_number)), len(INDENT), width)
             table = Table(show_header=True, box=None, padding=(0, 2), pad_edge=True)
             for col in ("col.leaf", "col.element", "col.analytic", "col.numeric", "col.error"):
                 table.add_column(text(col), justify="left" if col in ("col.leaf", "col.element") else "right")
@@ -159,6 +166,10 @@ def render(ex: Explanation, console) -> None:
                                style="green" if v.ok else "red"))
         for n in v.notes:
             console.print(Text(INDENT + n, style="yellow"))
+
+
+def _term(s: str) -> str:
+    return f"({s})" if s.startswith("-") else s
 
 
 def _g(x: float) -> str:
@@ -175,6 +186,7 @@ def _print_wrapped(console, t, hang: int, width: int) -> None:
     """Print with continuation lines indented under the body (hanging indent)."""
     from rich.text import Text
 
+    t.rstrip()
     plain = t.plain
     if len(plain) <= width or width <= hang + 20:
         console.print(t, soft_wrap=True)
@@ -186,5 +198,6 @@ def _print_wrapped(console, t, hang: int, width: int) -> None:
         out = Text()
         out.append_text(t[:hang] if first else Text(" " * hang))
         out.append_text(line)
+        out.rstrip()
         console.print(out, soft_wrap=True)
         first = False

@@ -8,10 +8,10 @@ from ..messages import text
 from .explain_console import lines
 
 
-def render(ex: Explanation) -> str:
+def render(ex: Explanation, all_steps: bool = False) -> str:
     out = [f"# {text('title', script=ex.script)}", ""]
     in_code = False
-    for level, label, body, style in lines(ex):
+    for level, label, body, style in lines(ex, all_steps):
         if not label and not body:
             if in_code:
                 out.append("```")
