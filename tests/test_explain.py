@@ -200,3 +200,47 @@ def test_fmt_numbers():
     assert E.fmt_num(np.float32(0.1)) == "0.1"
     assert E.fmt(np.array([np.inf, 0.25], dtype=np.float32)) == "[inf, 0.25]"
     assert E.fmt(None) == "None"
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_explain_json_validates_against_its_schema(path):
+    pytest.importorskip("jsonschema")
+    from autotrace.render import explain_json
+    from autotrace.render.json import validator
+    trace = trace_of(path)
+    ex = E.explain(trace)
+    src = path.read_text()
+    ex.verification = E.verify(trace, lambda perturb: E.run(src, path.name, perturb=perturb))
+    doc = json.loads(explain_json.render(ex))
+    errors = sorted(validator("explain").iter_errors(doc), key=lambda e: list(e.absolute_path))
+    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:5])
+
+
+def test_graph_2000_is_fast_and_bounded():
+    import time
+    src = (ROOT / "benchmarks/scripts/graph_2000.py").read_text()
+    t0 = time.perf_counter()
+    trace = E.run(src, "graph_2000.py")
+    out = render_text(E.explain(trace))
+    assert time.perf_counter() - t0 < 3.0
+    assert len(out.splitlines()) < 120
+    assert "Steps 6–1999 repeat the pattern MulBackward0, TanhBackward0" in out and "--all-steps" in out
+    full = render_text_all(E.explain(trace))
+    assert "Step 1000: " in full
+
+
+def render_text_all(ex, width=100) -> str:
+    from rich.console import Console
+
+    from autotrace.render import explain_console
+    con = Console(no_color=True, width=width, highlight=False, record=True, file=open(os.devnull, "w"))
+    explain_console.render(ex, con, all_steps=True)
+    return con.export_text()
+
+
+def test_no_runtime_warnings_leak(recwarn):
+    import warnings
+    warnings.simplefilter("always")
+    ex = E.explain(trace_of(ROOT / "scenarios/sqrt_at_zero_nan.py"))
+    render_text(ex)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
