@@ -31,7 +31,6 @@ import json
 import math
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 
 RTOL = 1e-4
@@ -130,27 +129,9 @@ def write_golden(path: str, golden: dict, *, script: str | None = None) -> None:
         if os.path.samefile(path, script):
             raise GoldenError(f"{path}: is the script itself; give the golden another name")
     text = dumps_golden(golden)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".autotrace-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        if os.path.exists(path):
-            try:
-                os.chmod(tmp, os.stat(path).st_mode & 0o777)
-            except OSError:
-                pass
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    from .files import write_atomic
+
+    write_atomic(path, text.encode("utf-8"))
 
 
 # ---------------------------------------------------------------- comparison

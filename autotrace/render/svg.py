@@ -8,10 +8,8 @@ neither.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import tempfile
 
 FORMATS = ("svg", "png", "pdf", "dot")
 SUFFIXES = {".svg": "svg", ".png": "png", ".pdf": "pdf", ".dot": "dot", ".gv": "dot"}
@@ -85,26 +83,7 @@ def render(source: str, fmt: str, timeout: float | None = 120.0) -> bytes:
 
 
 def write_atomic(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same directory and a
-    rename: readers see the old file or the whole new one, never a part."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """Write the rendered bytes whole or not at all (see :mod:`autotrace.files`)."""
+    from ..files import write_atomic as _write
 
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    _write(path, data)
