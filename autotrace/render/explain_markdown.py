@@ -34,6 +34,15 @@ def render(ex: Explanation, all_steps: bool = False) -> str:
         if in_code:
             out.append("```")
             in_code = False
+        if level == 1 and not label and body == text("heading.chains"):
+            out += [f"### {body}", ""]
+            continue
+        if level == 1 and not label and "bold" in style:      # a summarised run of steps
+            out.append(f"**{body}**")
+            continue
+        if level == 1 and not label and style in ("green", "yellow") and ".grad = " in body:   # a final .grad
+            out.append(f"- `{body}`")
+            continue
         indent = "  " * max(0, level - 1)
         if label == "•":
             out.append(f"{indent}- **{body}**")
@@ -67,4 +76,7 @@ def render(ex: Explanation, all_steps: bool = False) -> str:
 
 
 def _formula(s: str) -> bool:
-    return ("∂" in s or "→" in s or s[:1] in "[-0123456789") and len(s) < 160 and ". " not in s
+    """A formula (shown as code), not a sentence."""
+    if s.rstrip().endswith((":", ".")) or ". " in s or len(s) >= 160:
+        return False
+    return "∂" in s or "→" in s or s[:1] in "[-0123456789" or s.startswith(("path ", "None"))
