@@ -369,8 +369,15 @@ def _attr_error(o, name: str) -> ScriptAttributeError:
     if modname is not None:
         if exists or name.startswith("_"):
             msg = f"attribute {name!r} of module {modname!r} is not available in autotrace scripts"
+        elif modname == "torch" or modname.startswith("torch."):
+            msg = (f"{modname}.{name} is not supported by autotrace (it implements a subset of "
+                   "PyTorch; `autotrace ops` lists the ops)")
         else:
             msg = f"module {modname!r} has no attribute {name!r}"
+    elif (not name.startswith("_") and not exists and getattr(tp, "__module__", "").startswith("autotrace.")
+          and not tp.__module__.startswith("autotrace.interpreter") and not isinstance(o, type)):
+        msg = (f"{disp}.{name} is not supported by autotrace (it implements a subset of PyTorch; "
+               "`autotrace ops` lists the ops)")
     elif name.startswith("_") or exists or name in policy(tp).props or name in policy(tp).methods:
         what = f"type object {o.__name__!r}" if isinstance(o, type) else f"{disp!r} objects"
         msg = f"attribute {name!r} of {what} is not available in autotrace scripts"

@@ -78,7 +78,7 @@ def test_step_limit_counts_function_calls():
 ])
 def test_loop_iteration_limit(src):
     e = limit(src, Limits(max_loop_iterations=1000))
-    assert e.message == "loop iteration limit of 1000 reached (use --max-loop-iterations to raise it)"
+    assert e.message == "loop iteration limit of 1000 reached (use --limit loop-iterations=N to raise it)"
 
 
 def test_loop_limit_is_per_loop():
@@ -88,7 +88,7 @@ def test_loop_limit_is_per_loop():
 
 def test_recursion_limit():
     e = limit("def f(n):\n    return f(n + 1)\nf(0)")
-    assert e.message == "recursion limit of 200 nested script function calls reached (use --max-recursion to raise it)"
+    assert e.message == "recursion limit of 200 nested script function calls reached (use --limit recursion=N to raise it)"
     assert e.line == 2
 
 
@@ -124,7 +124,7 @@ def test_output_limit_with_huge_separator():
 
 def test_output_limit():
     e = limit("while True:\n    print('spam')", Limits(max_output=1000))
-    assert e.message == "output limit of 1000 characters reached (use --max-output to raise it)"
+    assert e.message == "output limit of 1000 characters reached (use --limit output=N to raise it)"
     r = run("while True:\n    print('spam')", limits=Limits(max_output=1000))
     assert len(r.stdout) == 1000 and r.stdout.startswith("spam\nspam\n")
 
@@ -161,7 +161,7 @@ def test_output_limit():
 def test_sequence_limit_refuses_huge_values_fast(src):
     e = limit(src, max_seconds=3.0)
     assert "size limit of 10000000 elements reached" in e.message
-    assert e.message.endswith("(use --max-sequence to raise it)")
+    assert e.message.endswith("(use --limit sequence=N to raise it)")
 
 
 def test_sequence_limit_on_lazy_iterators():
@@ -199,7 +199,7 @@ def test_sequence_limit_on_append_and_dict_growth():
 def test_int_bits_limit(src, op):
     e = limit(src)
     assert e.message.startswith("integer size limit of 4096 bits reached: the result of " + op)
-    assert e.message.endswith("(use --max-int-bits to raise it)")
+    assert e.message.endswith("(use --limit int-bits=N to raise it)")
 
 
 def test_ints_within_the_limit_work():
@@ -244,7 +244,7 @@ def test_memory_error_is_a_limit():
         raise MemoryError
 
     e = limit("oom()", predefined={"oom": oom})
-    assert e.message == "out of memory"
+    assert e.message == "out of memory (use --limit memory=MiB to allow more)"
 
 
 def test_limits_do_not_leak_between_runs():
