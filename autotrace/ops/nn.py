@@ -53,11 +53,12 @@ def _check_target_size(input, target):
 
 
 @op("hardtanh", "HardtanhBackward0", ("self",),
-    vjp={"self": "grad * (min_val < self < max_val)"},
+    vjp={"self": "where((self > min_val) & (self < max_val), grad, 0)"},
     local={"self": "1 if min_val < self < max_val else 0  (0 at the bounds)"})
 def HARDTANH(ctx, g):
+    from .unary import where
     x = ctx.self
-    return (g * ((x > ctx.min_val) & (x < ctx.max_val)).to(g.dtype),)
+    return (where((x > ctx.min_val) & (x < ctx.max_val), g, 0.0),)
 
 
 @export(functional=("hardtanh",))
@@ -83,12 +84,11 @@ def relu6(input, inplace=False):
 
 
 @op("leaky_relu", "LeakyReluBackward0", ("self",),
-    vjp={"self": "grad * (self > 0 ? 1 : negative_slope)"},
+    vjp={"self": "where(self > 0, grad, grad * negative_slope)"},
     local={"self": "1 if self > 0 else negative_slope"})
 def LEAKY_RELU(ctx, g):
-    x = ctx.self
-    pos = (x > 0).to(g.dtype)
-    return (g * (pos + (1 - pos) * ctx.negative_slope),)
+    from .unary import where
+    return (where(ctx.self > 0, g, g * ctx.negative_slope),)
 
 
 @export(functional=("leaky_relu",))

@@ -115,8 +115,19 @@ def _type_name(d):
 # -- max / min -------------------------------------------------------------------------
 
 
+def _evenly_distribute(ctx, g):
+    """torch 2.13's ``evenly_distribute_backward`` (full max()/min()): the gradient is
+    shared evenly by the tied extrema (the nan elements when the result is nan) and
+    written with ``masked_fill`` into zeros, so inf/nan does not leak elsewhere."""
+    from .unary import where
+    x, r = ctx.self, ctx.result
+    mask = x.isnan() if bool(np.isnan(r._data)) else x == r
+    return (where(mask, g / mask.sum(), 0.0),)
+
+
 def _evenly(ctx, g):
-    """Gradient of a full max/min or amax/amin: shared evenly among the tied extrema."""
+    """Gradient of amax/amin: ``grad / count * (self == result)`` (scale_grad_by_count;
+    a product, so inf·0 gives nan as in torch)."""
     x, r = ctx.self, ctx.result
     dims, keepdim = ctx.dim, ctx.keepdim
     rr = expand_back(r, x.shape, dims, keepdim) if dims is not None else r
@@ -128,16 +139,18 @@ def _evenly(ctx, g):
     return (gg * mask / count,)
 
 
-@op("max", "MaxBackward1", ("self",), vjp={"self": "grad * (self == result) / count(self == result)"},
+@op("max", "MaxBackward1", ("self",),
+    vjp={"self": "zeros_like(self).masked_fill(self == result, grad / count(self == result))"},
     local={"self": "1/k at each of the k maxima, 0 elsewhere"})
 def MAX_ALL(ctx, g):
-    return _evenly(ctx, g)
+    return _evenly_distribute(ctx, g)
 
 
-@op("min", "MinBackward1", ("self",), vjp={"self": "grad * (self == result) / count(self == result)"},
+@op("min", "MinBackward1", ("self",),
+    vjp={"self": "zeros_like(self).masked_fill(self == result, grad / count(self == result))"},
     local={"self": "1/k at each of the k minima, 0 elsewhere"})
 def MIN_ALL(ctx, g):
-    return _evenly(ctx, g)
+    return _evenly_distribute(ctx, g)
 
 
 @op("amax", "AmaxBackward0", ("self",), vjp={"self": "grad * (self == result) / count(self == result)"},

@@ -3,8 +3,9 @@ binary elementwise functions with kinks (maximum, minimum, clamp, where).
 
 PyTorch's subgradient conventions are kept, not "fixed": relu'(0) = 0, abs'(0) = 0,
 sqrt'(0) = inf, clamp at its bound passes the gradient (1), maximum/minimum at a tie
-split it (0.5 each), and ``where`` multiplies the unselected branch's gradient by 0 (so
-an inf there still gives nan).
+split it (0.5 each). Masking backwards *select* as PyTorch does (``where(mask, grad, 0)``,
+``masked_fill``), so an inf/nan gradient from above gives 0 where masked off, not nan;
+``abs`` multiplies (``grad * sign(self)``), so inf·0 there is nan as in PyTorch.
 """
 
 from __future__ import annotations
@@ -114,12 +115,12 @@ def _sigmoid(x):
 
 
 def _relu_backward(ctx, g):
-    r = ctx.result
-    return (g * (r > 0).to(g.dtype),)
+    # threshold_backward(grad, result, 0): selects, so inf/nan from above stays out
+    return (where(ctx.result > 0, g, 0.0),)
 
 
 relu = _unary("relu", "ReluBackward0", lambda x: np.maximum(x, 0).astype(x.dtype),
-              "grad * (result > 0)", "1 if self > 0 else 0  (0 at 0)", _relu_backward, save="result")
+              "threshold_backward(grad, result, 0) = where(result > 0, grad, 0)", "1 if self > 0 else 0  (0 at 0)", _relu_backward, save="result")
 
 
 @op("round", "RoundBackward0", ("self",), vjp={"self": "0"}, local={"self": "0"})
@@ -145,7 +146,8 @@ def round(input, decimals=0):
 
 
 @op("clamp", "ClampBackward1", ("self",),
-    vjp={"self": "grad * (min <= self <= max)"}, local={"self": "1 if min ≤ self ≤ max else 0"})
+    vjp={"self": "where((self >= min) & (self <= max), grad, 0)"},
+    local={"self": "1 if min ≤ self ≤ max else 0"})
 def CLAMP(ctx, g):
     x = ctx.self
     mask = None
@@ -154,19 +156,19 @@ def CLAMP(ctx, g):
     if ctx.max is not None:
         m2 = x <= ctx.max
         mask = m2 if mask is None else mask & m2
-    return (g * mask.to(g.dtype),)
+    return (where(mask, g, 0.0),)
 
 
 @op("clamp_min", "ClampMinBackward0", ("self",),
-    vjp={"self": "grad * (self >= min)"}, local={"self": "1 if self ≥ min else 0"})
+    vjp={"self": "where(self >= min, grad, 0)"}, local={"self": "1 if self ≥ min else 0"})
 def CLAMP_MIN(ctx, g):
-    return (g * (ctx.self >= ctx.min).to(g.dtype),)
+    return (where(ctx.self >= ctx.min, g, 0.0),)
 
 
 @op("clamp_max", "ClampMaxBackward0", ("self",),
-    vjp={"self": "grad * (self <= max)"}, local={"self": "1 if self ≤ max else 0"})
+    vjp={"self": "where(self <= max, grad, 0)"}, local={"self": "1 if self ≤ max else 0"})
 def CLAMP_MAX(ctx, g):
-    return (g * (ctx.self <= ctx.max).to(g.dtype),)
+    return (where(ctx.self <= ctx.max, g, 0.0),)
 
 
 def _num(v):
@@ -221,27 +223,31 @@ for _n, _f in (("clamp", clamp), ("clip", clamp), ("clamp_min", clamp_min), ("cl
 
 
 @op("maximum", "MaximumBackward0", ("self", "other"),
-    vjp={"self": "grad * ((self > other) + 0.5 * (self == other))",
-         "other": "grad * ((other > self) + 0.5 * (self == other))"},
+    vjp={"self": "where(self == other, grad / 2, grad).masked_fill(self < other, 0)",
+         "other": "where(self == other, grad / 2, grad).masked_fill(self > other, 0)"},
     local={"self": "1 if self > other, ½ if equal, else 0", "other": "1 if other > self, ½ if equal, else 0"})
 def MAXIMUM(ctx, g):
+    return _extremum_backward(ctx, g, True)
+
+
+def _extremum_backward(ctx, g, is_max):
+    """torch 2.13's maximum/minimum backward: ties get grad / 2, the losing side is
+    masked to 0 (a select: an inf/nan gradient does not leak into it)."""
     a, b = ctx.self, ctx.other
-    tie = (a == b).to(g.dtype) * 0.5
-    ga = g * ((a > b).to(g.dtype) + tie) if ctx.needs(0) else None
-    gb = g * ((b > a).to(g.dtype) + tie) if ctx.needs(1) else None
+    tie = a == b
+    half = where(tie, g / 2, g)
+    lt, gt = a < b, a > b
+    ga = where(lt if is_max else gt, 0.0, half) if ctx.needs(0) else None
+    gb = where(gt if is_max else lt, 0.0, half) if ctx.needs(1) else None
     return ga, gb
 
 
 @op("minimum", "MinimumBackward0", ("self", "other"),
-    vjp={"self": "grad * ((self < other) + 0.5 * (self == other))",
-         "other": "grad * ((other < self) + 0.5 * (self == other))"},
+    vjp={"self": "where(self == other, grad / 2, grad).masked_fill(self > other, 0)",
+         "other": "where(self == other, grad / 2, grad).masked_fill(self < other, 0)"},
     local={"self": "1 if self < other, ½ if equal, else 0", "other": "1 if other < self, ½ if equal, else 0"})
 def MINIMUM(ctx, g):
-    a, b = ctx.self, ctx.other
-    tie = (a == b).to(g.dtype) * 0.5
-    ga = g * ((a < b).to(g.dtype) + tie) if ctx.needs(0) else None
-    gb = g * ((b < a).to(g.dtype) + tie) if ctx.needs(1) else None
-    return ga, gb
+    return _extremum_backward(ctx, g, False)
 
 
 def _pair(input, other):
