@@ -219,7 +219,8 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
 
     # 2. seed the input buffers
     buffers: dict = {}
-    fanin = {} if pass_rec is not None and rec.keep_values else None
+    keep = pass_rec is not None and rec.keep_values
+    fanin = {} if keep else None
     for (fn, nr), g in zip(edges, seeds):
         if fn is None or g is None:
             continue
@@ -244,7 +245,7 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
             step = None
             if pass_rec is not None:
                 step = record.StepRecord(fn.rec.id if fn.rec is not None else None,
-                                         [rec.keep(g._data) if g is not None else None for g in grads], [])
+                                         _kept(rec, grads), [])
                 pass_rec.steps.append(step)
                 if fanin is not None:
                     step.fan_in = _fan_in(fanin.pop(fn, ()))
@@ -271,7 +272,7 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
                         outs = list(new)
             for (nxt, nr), g, meta in zip(fn.next_functions, outs, fn.in_meta):
                 if step is not None:
-                    step.grads_out.append(rec.keep(g._data) if g is not None and nxt is not None else None)
+                    step.grads_out.append(rec.keep(g._data) if keep and g is not None and nxt is not None else None)
                 if nxt is None or (needed is not None and nxt not in needed):
                     continue
                 if g is not None:
@@ -335,6 +336,13 @@ def _fan_in(contribs):
     for nr, _, _ in contribs:
         counts[nr] = counts.get(nr, 0) + 1
     return [(src, g) for nr in sorted(counts) if counts[nr] > 1 for n, src, g in contribs if n == nr]
+
+
+def _kept(rec, grads):
+    """The gradients a step received, as the record keeps them (None unless keep_values)."""
+    if not rec.keep_values:
+        return [None] * len(grads)
+    return [rec.keep(g._data) if g is not None else None for g in grads]
 
 
 def _add_to(buffers, fn, nr, g):

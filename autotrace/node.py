@@ -168,7 +168,8 @@ class Node:
         self.op = op
         self.next_functions = next_functions
         self.saved = saved
-        self.had_saved = bool(saved) and any(isinstance(v, SavedTensor) for v in saved.values())
+        saved_names = tuple(k for k, v in saved.items() if isinstance(v, SavedTensor)) if saved else ()
+        self.had_saved = bool(saved_names)
         self.attrs = attrs
         self.in_meta = in_meta
         self.n_outputs = n_outputs
@@ -186,7 +187,7 @@ class Node:
                 tuple((fn.rec.id if fn is not None and fn.rec is not None else None, i)
                       for fn, i in next_functions),
                 site.current, None, None, op=op)
-            self.rec.saved = tuple(k for k, v in saved.items() if isinstance(v, SavedTensor)) if saved else ()
+            self.rec.saved = saved_names
             if attrs or saved:
                 self.rec.attrs = record.plain_attrs(attrs, saved)
             rec.nodes.append(self.rec)

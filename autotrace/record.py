@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .dtypes import DType
+
 
 class NodeRecord:
     """One graph node (a ``grad_fn`` or an ``AccumulateGrad``) as created.
@@ -173,7 +175,7 @@ def plain(value):
                 return NOT_PLAIN
             out.append(v)
         return tuple(out)
-    if hasattr(value, "legacy") and hasattr(value, "name"):  # a dtype
+    if isinstance(value, DType):
         return value.name
     return NOT_PLAIN
 

@@ -59,6 +59,11 @@ def measure(argv, cwd) -> tuple[float, float, int]:
 
 
 def autotrace_argv() -> list[str]:
+    """The ``autotrace`` console script of the interpreter that runs PyTorch (beside
+    ``sys.executable``), so neither side goes through a version manager's shim on PATH."""
+    local = Path(sys.executable).parent / "autotrace"
+    if local.is_file() and os.access(local, os.X_OK):
+        return [str(local)]
     exe = shutil.which("autotrace")
     return [exe] if exe else [sys.executable, "-m", "autotrace.cli.main"]
 

@@ -96,11 +96,11 @@ def wrap_scalar(value):
     """A Python number as the 0-dim tensor PyTorch wraps it in (float -> float64,
     int -> int64, bool -> bool); flagged so promotion treats it as a scalar."""
     if isinstance(value, bool):
-        t = Tensor._make(np.array(value, dtype=np.bool_))
+        t = Tensor._make(np.array(value, dtype=np.bool_), dtypes.bool_)
     elif isinstance(value, int):
-        t = Tensor._make(np.array(value, dtype=np.int64))
+        t = Tensor._make(np.array(value, dtype=np.int64), dtypes.int64)
     else:
-        t = Tensor._make(np.array(value, dtype=np.float64))
+        t = Tensor._make(np.array(value, dtype=np.float64), dtypes.float64)
     t._wrapped = True
     return t
 
@@ -122,14 +122,12 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
     :data:`RESULT` marker, or plain values); ``attrs`` are non-tensor attributes.
     """
     t = Tensor._make(out, dtype)
-    if not grad_mode.enabled:
+    if not grad_mode.enabled or t._dtype.category != dtypes.FLOAT:
         return t
     for x in inputs:
         if x is not None and x._requires_grad:
             break
     else:
-        return t
-    if t._dtype.category != dtypes.FLOAT:
         return t
     edges = tuple(x._edge() if x is not None else (None, 0) for x in inputs)
     saved = None
@@ -148,13 +146,13 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
     t.grad_fn = node
     rec = node.rec
     if rec is not None:
-        rec.shape = out.shape if hasattr(out, "shape") else ()
+        rec.shape = t._data.shape
         rec.dtype = t._dtype.name
         for name, x in zip(op_.inputs, inputs):
             if x is not None and x._wrapped:
                 rec.scalars[name] = x._data.item()
         r = _record.active
-        if r is not None and r.keep_values:
+        if r.keep_values:
             rec.value = r.keep(t._data)
     return t
 

@@ -24,20 +24,26 @@ def _binary(a, b):
         b = wrap_scalar(b)
     elif not isinstance(b, Tensor):
         b = as_tensor_arg(b)
-    a_scalar = a._wrapped
-    b_scalar = b._wrapped
-    ts = [t for t, s in ((a, a_scalar), (b, b_scalar)) if not s]
-    ss = [t._data.item() for t, s in ((a, a_scalar), (b, b_scalar)) if s]
-    if not ss and a._dtype is b._dtype:
-        dt = a._dtype
-    else:
-        dt = dtypes.result_type(ts, ss)
+    dt = _result_dtype(a, b)
     ad, bd = a._data, b._data
     if ad.dtype != dt.np:
         ad = ad.astype(dt.np)
     if bd.dtype != dt.np:
         bd = bd.astype(dt.np)
     return a, b, ad, bd, dt
+
+
+def _result_dtype(a, b):
+    """torch.result_type of two tensors, a wrapped Python number counting as a scalar."""
+    if not a._wrapped:
+        if b._wrapped:
+            if a._dtype.category >= b._dtype.category:
+                return a._dtype  # a tensor keeps its dtype against a number of no higher category
+        elif a._dtype is b._dtype:
+            return a._dtype
+    ts = [t for t in (a, b) if not t._wrapped]
+    ss = [t._data.item() for t in (a, b) if t._wrapped]
+    return dtypes.result_type(ts, ss)
 
 
 def _arr(x):
@@ -306,30 +312,32 @@ def POW(ctx, g):
 
 
 @op("pow_tensor", "PowBackward1", ("self", "exponent"),
-    vjp={"self": "grad * exponent * self^(exponent - 1)",
-         "exponent": "grad * result * log(self)  (0 where self = 0 and exponent >= 0)"},
-    local={"self": "exponent·self^(exponent−1)", "exponent": "self^exponent·ln(self)"})
+    vjp={"self": "where(exponent == 0, 0, grad * exponent * self^(exponent - 1))",
+         "exponent": "grad * where((self == 0) & (exponent >= 0), 0, result * log(self))"},
+    local={"self": "exponent·self^(exponent−1)  (0 where exponent = 0)",
+           "exponent": "self^exponent·ln(self)  (0 where self = 0 and exponent ≥ 0)"})
 def POW_TENSOR(ctx, g):
-    from .unary import where_scalar_zero
+    # torch 2.13 pow_backward_self / pow_backward_exponent
+    from .unary import where
     x, e = ctx.self, ctx.exponent
-    gs = g * (e * x.pow(e - 1)) if ctx.needs(0) else None
+    gs = where(e == 0, 0.0, g * (e * x.pow(e - 1))) if ctx.needs(0) else None
     ge = None
     if ctx.needs(1):
-        r = ctx.result
-        ge = where_scalar_zero((x == 0) & (e >= 0), g * (r * x.log()))
+        ge = g * where((x == 0) & (e >= 0), 0.0, ctx.result * x.log())
     return gs, ge
 
 
 @op("pow_scalar_base", "PowBackward2", ("exponent",),
-    vjp={"exponent": "grad * result * log(self)"}, local={"exponent": "self^exponent·ln(self)"})
+    vjp={"exponent": "grad * result * log(self)  (base 0: grad * where(exponent >= 0, 0, result * log(self)))"},
+    local={"exponent": "self^exponent·ln(self)"})
 def POW_SCALAR_BASE(ctx, g):
-    import math
-    base = ctx.self
-    if base == 0:
-        from .unary import where_scalar_zero
-        e = ctx.exponent
-        return (where_scalar_zero(e >= 0, g * (ctx.result * math.log(base) if base > 0 else 0.0)),)
-    return (g * (ctx.result * math.log(base)),)
+    # torch 2.13 pow_backward_exponent(grad, Scalar base, exponent, result)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_base = float(np.log(np.float64(ctx.self)))
+    if ctx.self == 0:
+        from .unary import where
+        return (g * where(ctx.exponent >= 0, 0.0, ctx.result * log_base),)
+    return (g * (ctx.result * log_base),)
 
 
 @export(torch=("pow",), tensor=("pow", "__pow__"))
