@@ -89,7 +89,13 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         return Trace(script=filename, source=text, stdout="", error=_error_dict(e))
 
     parsed_sets = dict(parse_set(s) for s in sets)
-    missing = [n for n in free_names(program) if n not in parsed_sets]
+    free = free_names(program)
+    unused = [n for n in parsed_sets if n not in free]
+    if unused:
+        raise UsageError(
+            f"--set {unused[0]}: the script assigns {unused[0]} itself or never uses it; --set only "
+            "gives values to names the script uses without assigning them")
+    missing = [n for n in free if n not in parsed_sets]
     if missing:
         names = ", ".join(missing)
         example = " ".join(f'--set "{n}=[1.0, 2.0]"' for n in missing[:2])
@@ -105,7 +111,11 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
     try:
         predefined = {}
         for name, value in parsed_sets.items():
-            t = creation.tensor(value, dtype=dtypes.float32, requires_grad=True)
+            try:
+                t = creation.tensor(value, dtype=dtypes.float32, requires_grad=True)
+            except (ValueError, TypeError, RuntimeError) as e:
+                raise UsageError(f"--set {name}: not a tensor: {e} (rows of a nested list must have equal "
+                                 "lengths)") from None
             t._on_bind(name)
             predefined[name] = t
         limits = limits or Limits()

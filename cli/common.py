@@ -36,7 +36,7 @@ class ScriptSource:
 
 def fail_usage(message: str) -> "typer.Exit":
     err = console(stderr=True)
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(EXIT_USAGE)
 
 
@@ -115,8 +115,9 @@ LimitOpt = typer.Option(
 def limits(timeout: float, max_steps: int, extra: Optional[List[str]] = None):
     """The run's limits from --timeout, --max-steps and --limit NAME=N."""
     from autotrace.interpreter import Limits
-    if timeout <= 0:
-        fail_usage("--timeout must be positive")
+    import math
+    if not (timeout > 0) or math.isnan(timeout):
+        fail_usage("--timeout must be a positive number of seconds")
     if max_steps <= 0:
         fail_usage("--max-steps must be positive")
     values = {}
@@ -140,8 +141,14 @@ def color_off(no_color: bool) -> bool:
     return no_color or bool(os.environ.get("NO_COLOR"))
 
 
+MIN_WIDTH = 40
+
+
 def console(stderr: bool = False, no_color: bool = False, width: Optional[int] = None):
+    """A rich console; ``width`` below :data:`MIN_WIDTH` columns is a usage error."""
     from rich.console import Console
+    if width is not None and width < MIN_WIDTH:
+        fail_usage(f"--width must be at least {MIN_WIDTH} columns")
     off = color_off(no_color)
     # rich's no_color drops colours but keeps bold/underline escapes; plain means no escapes at all
     return Console(stderr=stderr, no_color=off, width=width, highlight=False, soft_wrap=False,

@@ -191,12 +191,13 @@ def format_error(filename: str, source: str, error: ScriptError) -> str:
     if text is None:
         return out
     if error.column is None:
-        return out + "\n    " + _clip(text, 0)[0]
+        return out + "\n    " + _clip(_printable(text, 0, 0)[0], 0)[0]
     col = max(error.column - 1, 0)
     width = 1
     if error.end_column is not None and error.end_column > error.column:
         width = error.end_column - error.column
     col = min(col, len(text))
+    text, col, width = _printable(text, col, width)
     shown, col = _clip(text, col)
     width = max(1, min(width, len(shown) - col)) if col < len(shown) else 1
     pad = "".join(c if c == "\t" else " " for c in shown[:col])
@@ -204,6 +205,27 @@ def format_error(filename: str, source: str, error: ScriptError) -> str:
 
 
 _MAX_SHOWN = 160
+
+
+def _printable(text: str, col: int, width: int) -> tuple[str, int, int]:
+    """Show control characters and other unprintable ones as escapes (``\\x00``) so a
+    binary file's bytes never reach the terminal raw; move the caret span along."""
+    if text.isprintable():
+        return text, col, width
+    out = []
+    new_col = new_end = None
+    for i, c in enumerate(text):
+        if i == col:
+            new_col = sum(len(p) for p in out)
+        if i == col + width:
+            new_end = sum(len(p) for p in out)
+        out.append(c if c.isprintable() or c == "\t" else ascii(c)[1:-1])
+    shown = "".join(out)
+    if new_col is None:
+        new_col = len(shown)
+    if new_end is None:
+        new_end = len(shown)
+    return shown, new_col, max(1, new_end - new_col)
 
 
 def _clip(text: str, col: int) -> tuple[str, int]:
