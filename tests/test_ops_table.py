@@ -132,7 +132,7 @@ spec("fill_tensor", shapes=fixed_shapes((3,), ()), domains=(ANY, ANY))(lambda L,
 spec("zero", shapes=unary(), nondiff=True, gradcheck=False)(lambda L, a: (a * 1).zero_())
 spec("neg", shapes=unary())(lambda L, a: -a)
 spec("pow", shapes=unary(), domains=(POS,))(lambda L, a: a ** 2.5)
-spec("pow_tensor", shapes=binary(), domains=(POS, ANY))(lambda L, a, b: a ** b)
+spec("pow_tensor", shapes=binary(), domains=(POS, NZ))(lambda L, a, b: a ** b)  # exponent 0 is where torch masks (no 2nd derivative in e there)
 spec("pow_scalar_base", shapes=unary())(lambda L, a: 2.0 ** a)
 spec("remainder", "fmod", shapes=binary(), domains=(POS, POS), gradcheck=False, gradgrad=False)(
     lambda L, a, b: (L.t.remainder(a, b + 0.3), L.t.fmod(a, b + 0.3)))
