@@ -371,7 +371,11 @@ class Tensor:
         return repr(self)
 
     def _on_bind(self, name: str) -> None:
-        """The interpreter bound this tensor to a script variable ``name``."""
+        """The interpreter bound this tensor to a script variable ``name``. The first
+        name a tensor gets is its name in the trace: a later alias (``for p in
+        model.parameters()``) does not rename it."""
+        if self._name is not None:
+            return
         self._name = name
         fn = self.grad_fn
         if fn is not None:

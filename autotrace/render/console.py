@@ -32,7 +32,6 @@ def _dtype_name(a) -> str:
 
 def run_report(trace: Trace, console, err_console=None) -> None:
     """The report on ``console``; warnings (diagnostics) on ``err_console`` when given."""
-    from rich.table import Table
     from rich.text import Text
     from rich.tree import Tree
 
@@ -45,15 +44,10 @@ def run_report(trace: Trace, console, err_console=None) -> None:
 
     tensors = [v for v in trace.variables.values() if v.kind == "tensor"]
     if tensors:
-        table = Table(title="tensors", title_justify="left", show_lines=False)
-        for col in ("name", "value", "shape", "dtype", "requires_grad", "is_leaf", "grad_fn", "grad"):
-            table.add_column(col, overflow="fold")
-        for v in tensors:
-            value = short_array(v.value, v.dtype) if v.value is not None else _summary(v)
-            grad = short_array(v.grad, v.dtype) if v.grad is not None else "None"
-            table.add_row(v.name, value, "[" + ", ".join(map(str, v.shape)) + "]", v.dtype,
-                          str(v.requires_grad), str(v.is_leaf), v.grad_fn or "None", grad)
-        console.print(table)
+        if console.width >= WIDE:
+            console.print(_tensor_table(tensors))
+        else:
+            _tensor_list(tensors, console)
 
     roots = _output_roots(trace)
     if roots:
@@ -62,6 +56,45 @@ def run_report(trace: Trace, console, err_console=None) -> None:
             tree = Tree(Text(f"{name}"))
             _grow(tree, trace, node_id)
             console.print(tree)
+
+
+WIDE = 110  # columns needed for the one-row-per-tensor table; narrower consoles get a list
+
+COLUMNS = ("name", "value", "shape", "dtype", "requires_grad", "is_leaf", "grad_fn", "grad")
+
+
+def _cells(v):
+    value = short_array(v.value, v.dtype) if v.value is not None else _summary(v)
+    grad = short_array(v.grad, v.dtype) if v.grad is not None else "None"
+    return (v.name, value, "[" + ", ".join(map(str, v.shape)) + "]", v.dtype,
+            str(v.requires_grad), str(v.is_leaf), v.grad_fn or "None", grad)
+
+
+def _tensor_table(tensors):
+    from rich.table import Table
+
+    table = Table(title="tensors", title_justify="left", show_lines=False)
+    for col in COLUMNS:
+        # short columns never break inside a word; values and grads wrap between numbers
+        wide = col in ("value", "grad")
+        table.add_column(col, overflow="fold" if wide else "ellipsis", no_wrap=not wide,
+                         ratio=1 if wide else None)
+    for v in tensors:
+        table.add_row(*_cells(v))
+    return table
+
+
+def _tensor_list(tensors, console) -> None:
+    """The same fields, one tensor per block: readable in 80 columns."""
+    from rich.text import Text
+
+    console.print(Text("tensors", style="bold"))
+    for v in tensors:
+        name, value, shape, dtype, rg, leaf, fn, grad = _cells(v)
+        console.print(Text.assemble((name, "bold"), f"  shape {shape} {dtype}  requires_grad={rg}  "
+                                    f"is_leaf={leaf}  grad_fn={fn}"))
+        console.print(Text(f"    value {value}"))
+        console.print(Text(f"    grad  {grad}"))
 
 
 def _summary(v) -> str:
@@ -104,6 +137,9 @@ def _grow(tree, trace, root_id, max_nodes: int = 200):
     count = 0
     while stack:
         parent, nid = stack.pop()
+        if nid is None:
+            parent.add(Text("None (input needs no gradient)", style="dim"))
+            continue
         if count >= max_nodes:
             parent.add(Text("… (more nodes; see autotrace graph)", style="dim"))
             break
@@ -113,8 +149,6 @@ def _grow(tree, trace, root_id, max_nodes: int = 200):
             continue
         seen.add(nid)
         branch = parent.add(Text(_label(trace, nid)))
+        # children in next_functions order (the stack pops the last pushed first)
         for i, nr in reversed(trace.nodes[nid].inputs):
-            if i is None:
-                branch.add(Text("None (input needs no gradient)", style="dim"))
-            else:
-                stack.append((branch, i))
+            stack.append((branch, i))

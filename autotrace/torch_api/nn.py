@@ -58,6 +58,13 @@ class Module:
     def __call__(self, *args, **kwargs):
         return self.forward(*args, **kwargs)
 
+    def _on_bind(self, name: str) -> None:
+        """Bound to a script variable: its parameters are named after it
+        (``model.0.weight``), as ``named_parameters()`` would call them."""
+        for pname, p in self.named_parameters():
+            if p._name is None:
+                p._on_bind(f"{name}.{pname}")
+
     def named_parameters(self, prefix="", recurse=True):
         out = []
         seen = set()
