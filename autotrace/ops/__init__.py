@@ -129,7 +129,15 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
             break
     else:
         return t
-    edges = tuple(x._edge() if x is not None else (None, 0) for x in inputs)
+    edges = []  # next_functions
+    meta = []   # (shape, dtype) of each input, for validating its gradient
+    for x in inputs:
+        if x is None:
+            edges.append((None, 0))
+            meta.append(None)
+        else:
+            edges.append(x._edge())
+            meta.append((x._data.shape, x._dtype))
     saved = None
     if save:
         saved = {}
@@ -140,8 +148,7 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
                 saved[k] = SavedTensor(v)
             else:
                 saved[k] = v
-    meta = tuple((x._data.shape, x._dtype) if x is not None else None for x in inputs)
-    node = Node(op_, edges, saved, attrs or {}, meta)
+    node = Node(op_, tuple(edges), saved, attrs or {}, tuple(meta))
     t._requires_grad = True
     t.grad_fn = node
     rec = node.rec
@@ -232,7 +239,11 @@ def commit_inplace(t: Tensor, result: Tensor) -> Tensor:
     if saved:
         _resave_for_inplace(t, saved)
     if t._data.ndim == 0 or t._data.shape != data.shape:
-        t._data[...] = np.broadcast_to(data, t._data.shape)
+        try:
+            t._data[...] = np.broadcast_to(data, t._data.shape)
+        except ValueError:
+            from .errors import inplace_broadcast_error
+            raise inplace_broadcast_error(t._data.shape, [data.shape]) from None
     else:
         np.copyto(t._data, data)
     t._version_counter.value += 1

@@ -11,6 +11,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor
 from .. import record as _record
+from .errors import broadcast_error
 from . import RESULT, as_tensor_arg, check_inplace, commit_inplace, export, make, op, wrap_scalar
 
 _SCALARS = (bool, int, float)
@@ -65,7 +66,10 @@ def ADD(ctx, g):
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` (torch.add)."""
     a, b, ad, bd, dt = _binary(input, other)
-    out = ad + (bd if alpha == 1 else bd * alpha)
+    try:
+        out = ad + (bd if alpha == 1 else bd * alpha)
+    except ValueError:
+        raise broadcast_error(ad.shape, bd.shape) from None
     return make(ADD, _arr(out), (a, b), attrs={"alpha": alpha}, dtype=dt)
 
 
@@ -85,7 +89,10 @@ def sub(input, other, *, alpha=1):
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. "
             "Use the `^` or `logical_xor()` operator instead.")
-    out = ad - (bd if alpha == 1 else bd * alpha)
+    try:
+        out = ad - (bd if alpha == 1 else bd * alpha)
+    except ValueError:
+        raise broadcast_error(ad.shape, bd.shape) from None
     return make(SUB, _arr(out), (a, b), attrs={"alpha": alpha}, dtype=dt)
 
 
@@ -113,7 +120,10 @@ def rsub(input, other, *, alpha=1):
         out = bd - (ad if alpha == 1 else ad * alpha)
         return make(RSUB_SCALAR, _arr(out), (a,), attrs={"alpha": alpha}, dtype=dt)
     a, b, ad, bd, dt = _binary(input, other)
-    out = bd - (ad if alpha == 1 else ad * alpha)
+    try:
+        out = bd - (ad if alpha == 1 else ad * alpha)
+    except ValueError:
+        raise broadcast_error(ad.shape, bd.shape) from None
     return make(RSUB, _arr(out), (a, b), attrs={"alpha": alpha}, dtype=dt)
 
 
@@ -132,7 +142,10 @@ def mul(input, other):
     """Elementwise product (torch.mul). Saves ``other`` when ``self`` needs a gradient
     and ``self`` when ``other`` does, as PyTorch does."""
     a, b, ad, bd, dt = _binary(input, other)
-    out = ad * bd
+    try:
+        out = ad * bd
+    except ValueError:
+        raise broadcast_error(ad.shape, bd.shape) from None
     save = None
     if a._requires_grad or b._requires_grad:
         save = {"self": a if b._requires_grad else None, "other": b if a._requires_grad else None}
@@ -167,11 +180,18 @@ def div(input, other, *, rounding_mode=None):
             ad = ad.astype(dt.np)
             bd = bd.astype(dt.np)
         with np.errstate(divide="ignore", invalid="ignore"):
-            out = ad / bd
+            try:
+                out = ad / bd
+            except ValueError:
+                raise broadcast_error(ad.shape, bd.shape) from None
         save = None
         if a._requires_grad or b._requires_grad:
             save = {"self": a if b._requires_grad else None, "other": b}
         return make(DIV, _arr(out), (a, b), save=save, dtype=dt)
+    try:
+        np.broadcast_shapes(ad.shape, bd.shape)
+    except ValueError:
+        raise broadcast_error(ad.shape, bd.shape) from None
     with np.errstate(divide="ignore", invalid="ignore"):
         if dt.category == dtypes.FLOAT:
             q = ad / bd
@@ -361,7 +381,10 @@ def pow(input, exponent):
         return make(POW, _arr(out), (input,), save={"self": input, "exponent": exponent}, dtype=dt)
     a, b, ad, bd, dt = _binary(input, exponent)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        out = np.power(ad, bd)
+        try:
+            out = np.power(ad, bd)
+        except ValueError:
+            raise broadcast_error(ad.shape, bd.shape) from None
     return make(POW_TENSOR, _arr(out), (a, b),
                 save={"self": a, "exponent": b, "result": RESULT if b._requires_grad else None}, dtype=dt)
 
@@ -443,7 +466,10 @@ def _mod_op(name, node_scalar, node_tensor, npfn, rule):
     def fn(input, other):
         a, b, ad, bd, dt = _binary(input, other)
         with np.errstate(divide="ignore", invalid="ignore"):
-            out = npfn(ad, bd)
+            try:
+                out = npfn(ad, bd)
+            except ValueError:
+                raise broadcast_error(ad.shape, bd.shape) from None
         if isinstance(other, _SCALARS):
             return make(o_s, _arr(out), (a,), dtype=dt)
         save = {"self": a, "other": b} if b._requires_grad else None
@@ -488,7 +514,10 @@ for _name, _fn in (("__iadd__", add), ("__isub__", sub), ("__imul__", mul), ("__
 def _compare(npfn, name):
     def compare(input, other):
         a, b, ad, bd, dt = _binary(input, other)
-        return Tensor._make(_arr(npfn(ad, bd)))
+        try:
+            return Tensor._make(_arr(npfn(ad, bd)))
+        except ValueError:
+            raise broadcast_error(ad.shape, bd.shape) from None
 
     compare.__name__ = name
     compare.__doc__ = f"Elementwise ``{name}`` as a bool tensor (no gradient)."
@@ -507,7 +536,10 @@ for _torch_names, _dunder, _npfn in (
 def _logical(npfn, name):
     def logical(input, other):
         a, b, ad, bd, dt = _binary(input, other)
-        out = npfn(ad, bd)
+        try:
+            out = npfn(ad, bd)
+        except ValueError:
+            raise broadcast_error(ad.shape, bd.shape) from None
         return Tensor._make(_arr(out))
 
     logical.__name__ = name

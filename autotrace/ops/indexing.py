@@ -129,7 +129,8 @@ def getitem(input, key):
     dim = 0
     advanced = []  # (dim in t, index array)
     seen_ellipsis = False
-    for k in key:
+    n_adv = 0  # tensor indices so far: torch's index kernel names this position in its errors
+    for real, k in enumerate(key):  # torch's real_dim (the position in the key) names int errors
         if k is Ellipsis:
             if seen_ellipsis:
                 raise IndexError("an index can only have a single ellipsis ('...')")
@@ -144,6 +145,10 @@ def getitem(input, key):
                 advanced.append((dim, np.zeros(0, dtype=np.int64)))
             dim += 1
         elif isinstance(k, int):
+            if t._data.ndim:
+                n = t._data.shape[dim]
+                if not -n <= k < n:
+                    raise IndexError(f"index {k} is out of bounds for dimension {real} with size {n}")
             t = select(t, dim, k)
         elif isinstance(k, slice):
             if not (k.start is None and k.stop is None and k.step is None):
@@ -165,13 +170,15 @@ def getitem(input, key):
                 for j, idx in enumerate(np.nonzero(a)):
                     advanced.append((dim + j, idx))
                 dim += a.ndim
+                n_adv += a.ndim
             else:
                 size = t._data.shape[dim]
                 if a.size and (a.max() >= size or a.min() < -size):
                     bad = int(a.max() if a.max() >= size else a.min())
-                    raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+                    raise IndexError(f"index {bad} is out of bounds for dimension {n_adv} with size {size}")
                 advanced.append((dim, a.astype(np.int64)))
                 dim += 1
+                n_adv += 1
         else:
             raise IndexError(
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got "

@@ -441,8 +441,25 @@ def cat(tensors, dim=0):
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
     dt = dtypes.result_type(tensors)
     d = wrap_dim(dim, tensors[0].ndim)
-    out = np.concatenate([t._data.astype(dt.np, copy=False) for t in tensors], axis=d)
+    try:
+        out = np.concatenate([t._data.astype(dt.np, copy=False) for t in tensors], axis=d)
+    except ValueError:
+        raise _cat_error(tensors, d) from None
     return make(CAT, out, tuple(tensors), attrs={"dim": d, "sizes": [t._data.shape[d] for t in tensors]}, dtype=dt)
+
+
+def _cat_error(tensors, d):
+    """torch 2.13's error for tensors that cannot be concatenated along ``d``."""
+    first = tensors[0]._data.shape
+    for i, t in enumerate(tensors):
+        shape = t._data.shape
+        if len(shape) != len(first):
+            return RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} and {len(shape)}")
+        for k, (s0, s) in enumerate(zip(first, shape)):
+            if k != d and s0 != s:
+                return RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {s0} "
+                                    f"but got size {s} for tensor number {i} in the list.")
+    return RuntimeError("torch.cat(): input tensors cannot be concatenated")
 
 
 @op("stack", "StackBackward0", ("tensors",), vjp={"tensors": "grad unbound along dim"}, local={"tensors": "1"})

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor
+from .errors import broadcast_error
 from . import RESULT, as_tensor_arg, check_inplace, commit_inplace, export, make, op, wrap_scalar
 
 
@@ -259,14 +260,22 @@ def _pair(input, other):
 def maximum(input, other):
     """Elementwise max (torch.maximum); ties split the gradient 0.5/0.5; nan propagates."""
     a, b, ad, bd, dt = _pair(input, as_tensor_arg(other))
-    return make(MAXIMUM, np.asarray(np.maximum(ad, bd)), (a, b), save={"self": a, "other": b}, dtype=dt)
+    try:
+        out = np.maximum(ad, bd)
+    except ValueError:
+        raise broadcast_error(ad.shape, bd.shape) from None
+    return make(MAXIMUM, np.asarray(out), (a, b), save={"self": a, "other": b}, dtype=dt)
 
 
 @export(torch=("minimum",), tensor=("minimum",))
 def minimum(input, other):
     """Elementwise min (torch.minimum); ties split the gradient 0.5/0.5."""
     a, b, ad, bd, dt = _pair(input, as_tensor_arg(other))
-    return make(MINIMUM, np.asarray(np.minimum(ad, bd)), (a, b), save={"self": a, "other": b}, dtype=dt)
+    try:
+        out = np.minimum(ad, bd)
+    except ValueError:
+        raise broadcast_error(ad.shape, bd.shape) from None
+    return make(MINIMUM, np.asarray(out), (a, b), save={"self": a, "other": b}, dtype=dt)
 
 
 # -- where -------------------------------------------------------------------------------
@@ -293,7 +302,10 @@ def where(condition, input=None, other=None):
     if isinstance(condition, Tensor) and condition._dtype is not dtypes.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition._dtype.name.capitalize() if condition._dtype.category != dtypes.FLOAT else 'Float'}")
     a, b, ad, bd, dt = _pair(input, other)
-    out = np.where(condition._data, ad, bd)
+    try:
+        out = np.where(condition._data, ad, bd)
+    except ValueError:
+        raise broadcast_error(condition._data.shape, ad.shape, bd.shape) from None
     return make(WHERE, np.asarray(out, dtype=dt.np), (a, b), save={"condition": condition}, dtype=dt)
 
 

@@ -1,0 +1,55 @@
+"""PyTorch 2.13's error texts for shape problems that numpy reports in its own words.
+
+Ops call numpy on the success path with no extra checks; when numpy raises (a
+``ValueError`` for shapes that do not broadcast, an ``IndexError`` ...), the op catches it
+and raises what PyTorch raises, computed from the shapes by these helpers.
+"""
+
+from __future__ import annotations
+
+
+def _infer_size(a, b):
+    """torch's ``infer_size``: the broadcast shape of ``a`` and ``b``, or its RuntimeError."""
+    na, nb = len(a), len(b)
+    n = na if na > nb else nb
+    out = [0] * n
+    for i in range(n - 1, -1, -1):
+        off = n - 1 - i
+        da, db = na - 1 - off, nb - 1 - off
+        sa = a[da] if da >= 0 else 1
+        sb = b[db] if db >= 0 else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) "
+                               f"at non-singleton dimension {i}")
+        out[i] = sb if sa == 1 else sa
+    return tuple(out)
+
+
+def broadcast_error(*shapes) -> Exception:
+    """The RuntimeError torch raises for operands of ``shapes`` (in TensorIterator's
+    operand order) that do not broadcast; a generic one if they do after all."""
+    shape = tuple(shapes[0])
+    for s in shapes[1:]:
+        try:
+            shape = _infer_size(shape, tuple(s))
+        except RuntimeError as e:
+            return e
+    return RuntimeError(f"shapes {', '.join(str(list(s)) for s in shapes)} cannot be broadcast together")
+
+
+def broadcast_shapes(*shapes):
+    """The broadcast shape, raising torch's RuntimeError when there is none."""
+    shape = tuple(shapes[0])
+    for s in shapes[1:]:
+        shape = _infer_size(shape, tuple(s))
+    return shape
+
+
+def inplace_broadcast_error(out_shape, shapes) -> Exception:
+    """In-place ops: the operands broadcast, but not to the output's shape."""
+    try:
+        b = broadcast_shapes(out_shape, *shapes)
+    except RuntimeError as e:
+        return e
+    return RuntimeError(f"output with shape [{', '.join(map(str, out_shape))}] doesn't match the broadcast "
+                        f"shape [{', '.join(map(str, b))}]")
