@@ -21,8 +21,19 @@ def warn(message: str, category: str = "UserWarning") -> None:
     })
 
 
+_once: set[str] = set()
+
+
+def warn_once(message: str, category: str = "UserWarning") -> None:
+    """PyTorch's ``TORCH_WARN_ONCE``: the first emission in a run only."""
+    if message not in _once:
+        _once.add(message)
+        warn(message, category)
+
+
 def reset() -> None:
     warnings.clear()
+    _once.clear()
 
 
 NON_LEAF_GRAD = (
@@ -32,3 +43,9 @@ NON_LEAF_GRAD = (
     "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
     "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
 )
+
+T_NOT_2D = (
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
+    "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+    "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.")
+T_0D = "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases."

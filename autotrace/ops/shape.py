@@ -281,10 +281,13 @@ def permute(input, *dims):
 
 @export(tensor=("numpy_T",), name="numpy_T")
 def numpy_T(input):
-    """``x.T``: reverses all dims (PermuteBackward0, also for 2-d in torch 2.13)."""
-    if input.ndim < 2:
-        return input
-    return permute(input, *reversed(range(input.ndim)))
+    """``x.T``: reverses all dims (PermuteBackward0, also for 2-d in torch 2.13); on other
+    than 2-d tensors torch warns once per process that this is deprecated."""
+    n = input.ndim
+    if n != 2:
+        from .. import diagnostics
+        diagnostics.warn_once(diagnostics.T_0D if n == 0 else diagnostics.T_NOT_2D)
+    return permute(input, *reversed(range(n)))
 
 
 @export(name="mT_fn")
@@ -399,23 +402,46 @@ def SPLIT(ctx, grads):
     return (cat(parts, ctx.dim),)
 
 
+@op("split_with_sizes", "SplitWithSizesBackward0", ("self",), vjp={"self": "cat(grads, dim) (zeros for unused)"},
+    local={"self": "1"})
+def SPLIT_WITH_SIZES(ctx, grads):
+    return SPLIT.backward(ctx, grads)
+
+
 @export(torch=("split",), tensor=("split",))
 def split(input, split_size_or_sections, dim=0):
+    """Split into pieces of ``split_size`` (SplitBackward0) or of the listed sizes
+    (SplitWithSizesBackward0), views of ``input``."""
     x = input._data
     d = wrap_dim(dim, x.ndim)
     n = x.shape[d]
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
+        if step < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+        if step == 0 and n != 0:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
         bounds = list(range(step, n, step))
+        node = SPLIT
     else:
-        bounds = list(np.cumsum(split_size_or_sections)[:-1])
+        sizes = [int(s) for s in split_size_or_sections]
+        if sum(sizes) != n or any(s < 0 for s in sizes):
+            if any(s < 0 for s in sizes):
+                bad = next(s for s in sizes if s < 0)
+                raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={sizes}")
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+                               f"dimension {d}), but got split_sizes={sizes}")
+        bounds = list(np.cumsum(sizes)[:-1])
+        node = SPLIT_WITH_SIZES
     outs = np.split(x, bounds, axis=d)
-    ts = make_multi(SPLIT, outs, (input,), attrs={"dim": d})
+    ts = make_multi(node, outs, (input,), attrs={"dim": d})
     return tuple(_multi_view_of(input, t) for t in ts)
 
 
 @export(torch=("chunk",), tensor=("chunk",))
 def chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input._data.shape[wrap_dim(dim, input.ndim)]
     size = -(-n // chunks)
     return split(input, size, dim)
