@@ -241,7 +241,8 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
             grads = buffers.pop(fn, None)
             if grads is None:
                 grads = [None] * fn.n_outputs
-            grads = _pre_hooks(fn, grads)
+            if fn.pre_hooks or fn.retains_grad:
+                grads = _pre_hooks(fn, grads)
             step = None
             if pass_rec is not None:
                 step = record.StepRecord(fn.rec.id if fn.rec is not None else None,
