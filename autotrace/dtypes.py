@@ -139,12 +139,17 @@ def infer(value) -> DType:
     while stack:
         v = stack.pop()
         if isinstance(v, (list, tuple)):
-            stack.extend(v)
+            stack.extend(reversed(v))
         elif hasattr(v, "dtype") and hasattr(v, "_data"):
             c = v.dtype.category
             if c == FLOAT:
                 return v.dtype if v.dtype is not float64 else float64
             cat = max(cat, c)
         else:
+            if not isinstance(v, (int, float)) and not hasattr(v, "_array"):
+                # torch's infer_scalar_type errors
+                if isinstance(v, str):
+                    raise TypeError(f"new(): invalid data type '{type(v).__name__}'")
+                raise RuntimeError(f"Could not infer dtype of {type(v).__name__}")
             cat = max(cat, scalar_category(v))
     return {FLOAT: default_float, INT: int64, BOOL: bool_}.get(cat, default_float)

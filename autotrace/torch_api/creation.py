@@ -44,13 +44,60 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     """``torch.tensor(data)``: a new leaf tensor; floats give float32, ints int64, bools
     bool, unless ``dtype`` is given. ``requires_grad=True`` on an integer dtype raises
     PyTorch's RuntimeError."""
-    if dtype is None:
-        if hasattr(data, "_array"):
-            dtype = dtypes.from_numpy(data._array.dtype)
-        else:
-            dtype = data._dtype if isinstance(data, Tensor) else dtypes.infer(data)
-    arr = _nested_to_array(data, dtype)
+    given = dtype
+    try:
+        if dtype is None:
+            if hasattr(data, "_array"):
+                dtype = dtypes.from_numpy(data._array.dtype)
+            else:
+                dtype = data._dtype if isinstance(data, Tensor) else dtypes.infer(data)
+        arr = _nested_to_array(data, dtype)
+    except Exception:
+        _data_error(data, given, dtype)
+        raise
     return _finish(arr, dtype, requires_grad)
+
+
+def _data_error(data, given, dtype) -> None:
+    """Raise the error torch.tensor() gives for ``data`` that numpy could not take
+    (torch's tensor_new.cpp: infer the scalar type over every element, take the sizes
+    from the first element at each level, then store element by element); return when
+    none applies."""
+    if given is None:
+        stack = [data]
+        while stack:
+            v = stack.pop()
+            if isinstance(v, (list, tuple)):
+                stack.extend(reversed(v))
+            elif isinstance(v, str):
+                raise TypeError(f"new(): invalid data type '{type(v).__name__}'")
+            elif not isinstance(v, (bool, int, float, Tensor)) and not hasattr(v, "_array"):
+                raise RuntimeError(f"Could not infer dtype of {type(v).__name__}")
+    sizes = []
+    v = data
+    while isinstance(v, (list, tuple)):
+        sizes.append(len(v))
+        if not v:
+            break
+        v = v[0]
+    is_float = dtype is None or dtype.category == dtypes.FLOAT
+
+    def store(v, dim):
+        if dim == len(sizes):
+            if isinstance(v, (list, tuple)):
+                if is_float:
+                    raise TypeError(f"must be real number, not {type(v).__name__}")
+                raise TypeError(f"'{type(v).__name__}' object cannot be interpreted as an integer")
+            return
+        if not isinstance(v, (list, tuple)):
+            raise TypeError("not a sequence")
+        if len(v) != sizes[dim]:
+            raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(v)})")
+        for item in v:
+            store(item, dim + 1)
+
+    if not any(isinstance(x, Tensor) for x in (data if isinstance(data, (list, tuple)) else ())):
+        store(data, 0)
 
 
 def as_tensor(data, dtype=None, device=None):
