@@ -11,6 +11,40 @@ import math as _math
 
 _cache = None
 
+# Arguments that must be tensors in PyTorch's signatures (``other`` is often a Number,
+# so it is left to the ops); functions that take a Number in these places are exempt.
+_TENSOR_PARAMS = frozenset({"input", "target", "mat1", "mat2", "vec", "tensor", "batch1", "batch2"})
+_NUMBER_OK = frozenset({"pow", "float_power", "where", "result_type", "full_like", "add", "sub",
+                        "subtract", "mul", "multiply", "div", "divide", "true_divide", "remainder",
+                        "floor_divide"})
+
+
+def _checked(name, fn):
+    """``fn`` with PyTorch's TypeError when a tensor argument is given something else
+    (``relu(): argument 'input' (position 1) must be Tensor, not int``) instead of an
+    AttributeError deep in the engine."""
+    code = getattr(fn, "__code__", None)
+    if code is None or name in _NUMBER_OK:
+        return fn
+    names = code.co_varnames[:code.co_argcount]
+    checks = tuple((i, n) for i, n in enumerate(names) if n in _TENSOR_PARAMS)
+    if not checks:
+        return fn
+    from ..tensor import Tensor
+
+    def checked(*args, **kwargs):
+        for i, n in checks:
+            v = args[i] if i < len(args) else kwargs.get(n, Tensor)
+            if not isinstance(v, Tensor) and v is not Tensor:
+                raise TypeError(f"{name}(): argument '{n}' (position {i + 1}) must be Tensor, "
+                                f"not {type(v).__name__}")
+        return fn(*args, **kwargs)
+
+    checked.__name__ = getattr(fn, "__name__", name)
+    checked.__doc__ = fn.__doc__
+    checked.__wrapped__ = fn
+    return checked
+
 
 def modules() -> dict:
     """Importable name → :class:`~autotrace.torch_api.namespace.Namespace`."""
@@ -44,7 +78,7 @@ def modules() -> dict:
     def get_default_dtype():
         return dtypes.default_float
 
-    torch_members = dict(ops.TORCH)
+    torch_members = {n: _checked(n, f) for n, f in ops.TORCH.items()}
     torch_members.update({
         "tensor": creation.tensor, "as_tensor": creation.as_tensor, "from_numpy": creation.as_tensor,
         "ones": creation.ones, "zeros": creation.zeros, "empty": creation.empty, "full": creation.full,
@@ -63,7 +97,7 @@ def modules() -> dict:
     for alias, d in dtypes.ALIASES.items():
         torch_members[alias] = d
 
-    functional = Namespace("torch.nn.functional", ops.FUNCTIONAL)
+    functional = Namespace("torch.nn.functional", {n: _checked(n, f) for n, f in ops.FUNCTIONAL.items()})
     utils = Namespace("torch.nn.utils", {
         "clip_grad_norm_": nn_mod.clip_grad_norm_, "clip_grad_value_": nn_mod.clip_grad_value_,
     })

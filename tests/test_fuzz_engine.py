@@ -1,0 +1,99 @@
+"""Random PyTorch-style scripts through the whole pipeline (interpreter, engine, trace,
+JSON): whatever a script does, autotrace reports it as the script's own error or runs
+it — it never fails with an exception of its own (which the CLI would turn into exit 70).
+
+AUTOTRACE_FUZZ_EXAMPLES raises the example count (default 150).
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from autotrace.interpreter import Limits
+from autotrace.render import json as render_json
+from autotrace.runner import Options, run
+
+EXAMPLES = int(os.environ.get("AUTOTRACE_FUZZ_EXAMPLES", "150"))
+LIMITS = Limits(timeout=5.0, max_steps=50_000, max_loop_iterations=200)
+
+NAMES = ["a", "b", "c", "m", "i", "y"]
+PRELUDE = """import torch
+import torch.nn.functional as F
+a = torch.tensor([[1.0, -2.0, 0.0], [0.5, 3.0, -1.5]], requires_grad=True)
+b = torch.tensor([0.0, 2.0, -1.0], requires_grad=True)
+c = torch.tensor(1.5, requires_grad=True)
+m = torch.tensor([[True, False, True], [False, False, True]])
+i = torch.tensor([0, 2])
+y = a * 2
+"""
+
+atoms = st.one_of(
+    st.sampled_from(NAMES),
+    st.sampled_from(["0", "1", "2", "-1", "0.5", "3.0", "-0.0", "float('nan')", "float('inf')", "True",
+                     "torch.ones(3)", "torch.zeros(2, 3)", "torch.ones(2, 1)", "torch.arange(3)",
+                     "torch.tensor(0.0)", "torch.ones(3, 3)", "torch.tensor([1, 2, 3])"]),
+)
+METHODS = [".sum()", ".sum(0)", ".sum(-1, keepdim=True)", ".mean()", ".mean(1)", ".exp()", ".log()",
+           ".sqrt()", ".abs()", ".relu()", ".sigmoid()", ".tanh()", ".t()", ".T", ".reshape(-1)",
+           ".view(3, 2)", ".unsqueeze(0)", ".squeeze()", ".max()", ".max(0)[0]", ".amax(-1)", ".min()",
+           ".norm()", ".clamp(min=0)", ".clamp(-1, 1)", ".pow(2)", ".pow(0.5)", "[0]", "[:, 1]", "[m]",
+           "[i]", "[..., None]", ".detach()", ".clone()", ".float()", ".long()", ".cumsum(0)", ".prod()",
+           ".var()", ".std(0)", ".logsumexp(0)", ".softmax(-1)", ".expand(2, 3)", ".flatten()",
+           ".item()", ".tolist()", ".grad", ".grad_fn", ".is_leaf", ".requires_grad", ".shape",
+           ".backward()", ".backward(retain_graph=True)", ".retain_grad()", ".zero_()", ".add_(1)",
+           ".requires_grad_()", ".numpy()", ".data", "._version"]
+CALLS = ["torch.where(m, {0}, {1})", "torch.maximum({0}, {1})", "torch.cat([{0}, {1}])",
+         "torch.stack([{0}, {1}])", "torch.matmul({0}, {1})", "F.relu({0})", "F.softmax({0}, dim=-1)",
+         "F.log_softmax({0}, dim=0)", "F.mse_loss({0}, {1})", "F.cross_entropy({0}, i)",
+         "torch.autograd.grad({0}.sum(), [a], allow_unused=True)", "torch.autograd.grad({0}, {1})",
+         "{0}.backward({1})", "{0}.masked_fill(m, 0.0)", "torch.clamp({0}, max=1.0)", "{0} @ {1}"]
+BINOPS = ["+", "-", "*", "/", "**", "//", "%", "@", "<", "==", "&"]
+
+
+def expr(depth):
+    if depth <= 0:
+        return atoms
+    sub = expr(depth - 1)
+    return st.one_of(
+        atoms,
+        st.tuples(sub, st.sampled_from(BINOPS), sub).map(lambda x: f"({x[0]} {x[1]} {x[2]})"),
+        st.tuples(sub, st.sampled_from(METHODS)).map(lambda x: f"({x[0]}){x[1]}"),
+        st.tuples(st.sampled_from(CALLS), sub, sub).map(lambda x: x[0].format(f"({x[1]})", f"({x[2]})")),
+        sub.map(lambda x: f"(-{x})"),
+    )
+
+
+statement = st.one_of(
+    st.tuples(st.sampled_from(NAMES), expr(2)).map(lambda x: f"{x[0]} = {x[1]}"),
+    st.tuples(st.sampled_from(NAMES), st.sampled_from(["+=", "*=", "-="]), expr(1))
+      .map(lambda x: f"{x[0]} {x[1]} {x[2]}"),
+    st.tuples(st.sampled_from(NAMES), expr(1), expr(1)).map(lambda x: f"{x[0]}[{x[1]}] = {x[2]}"),
+    expr(2).map(lambda x: f"print({x})"),
+    expr(2).map(lambda x: f'print(f"{{{x}:.3f}}")'),
+    expr(1).map(lambda x: f"with torch.no_grad():\n    y = {x}"),
+    st.sampled_from(["a.grad = None", "y = a * 2", "c.grad = torch.tensor(1.0)"]),
+)
+
+
+def guarded(s: str) -> str:
+    body = "\n".join("    " + line for line in s.split("\n"))
+    return f"try:\n{body}\nexcept Exception as e:\n    print(repr(e))"
+
+
+scripts = st.one_of(
+    st.lists(statement, min_size=1, max_size=5).map(lambda xs: PRELUDE + "\n".join(xs) + "\n"),
+    st.lists(statement, min_size=1, max_size=8).map(lambda xs: PRELUDE + "\n".join(guarded(x) for x in xs) + "\n"),
+)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(scripts, st.booleans())
+def test_random_scripts_never_break_autotrace(source, keep_values):
+    trace = run(source, "fuzz.py", limits=LIMITS, options=Options(keep_values=keep_values))
+    render_json.render(trace)  # the record always serialises
+    if trace.error is not None:
+        assert trace.error["phase"] in ("run", "limit"), trace.error
