@@ -782,6 +782,14 @@ class _Explainer:
                 if not ok:
                     break
                 seed = out.seed
+                if prod is None:  # the pass starts at the leaf itself: the gradient is the seed
+                    su = uniform(seed)
+                    if su is None:
+                        ok = False
+                        break
+                    totals.append(su)
+                    formulas.append(f"∂{out.root}/∂{leaf_label} = {fmt_num(su)}  " + text("chain.at_leaf"))
+                    continue
                 su = uniform(seed)
                 if su is None:
                     ok = False
@@ -811,6 +819,10 @@ class _Explainer:
             else:
                 flows = []
                 for path in paths[:MAX_PATHS]:
+                    if not path:  # the pass starts at the leaf: its gradient is the seed
+                        formulas.append(f"∂{out.root}/∂{leaf_label} = v = {fmt(out.seed)}  "
+                                        + text("chain.at_leaf"))
+                        continue
                     flow = [fmt(out.seed)]
                     for (a, i) in path:
                         s = steps[a]

@@ -84,6 +84,7 @@ EN: dict[str, str] = {
     "chain.matches": "= {leaf}.grad increment of this pass",
     "chain.mismatch": "differs from the engine's increment {value}",
     "chain.flow": "gradient along the path: {flow}",
+    "chain.at_leaf": "(the pass starts at the leaf itself)",
     "chain.elided": "… {count} more …",
     "steps.run": "Steps {first}–{last} repeat the pattern {pattern} ({where}) {count} more times: the same rules with other numbers. The gradient arriving goes from {start} to {end}. Run with --all-steps to see every step.",
     "steps.run_noline": "Steps {first}–{last} repeat the pattern {pattern} {count} more times: the same rules with other numbers. The gradient arriving goes from {start} to {end}. Run with --all-steps to see every step.",

@@ -244,3 +244,25 @@ def test_no_runtime_warnings_leak(recwarn):
     ex = E.explain(trace_of(ROOT / "scenarios/sqrt_at_zero_nan.py"))
     render_text(ex)
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_backward_from_a_leaf_itself_is_explained():
+    # regression: the chain of a pass that starts at the leaf has no edges
+    from helpers import run_cli
+
+    proc = run_cli("explain", "-e", "x.backward(); print(x.grad)", "--set", "x=2", "--no-color")
+    assert proc.returncode == 0, proc.stderr
+    assert "∂x/∂x = 1  (the pass starts at the leaf itself)" in proc.stdout
+    proc = run_cli("explain", "-e", "import torch\nx.backward(torch.tensor([2.0, 3.0]))", "--set",
+                   "x=[1.0, 1.0]", "--no-color")
+    assert proc.returncode == 0, proc.stderr
+    assert "∂x/∂x = v = [2, 3]" in proc.stdout
+
+
+def test_wrt_and_pass_that_do_not_exist_are_usage_errors():
+    from helpers import SCENARIOS, run_cli
+
+    proc = run_cli("explain", SCENARIOS / "seed2_power_rule.py", "--wrt", "nope")
+    assert proc.returncode == 2 and "no leaf tensor of the graph is named 'nope'" in proc.stderr
+    proc = run_cli("explain", SCENARIOS / "seed2_power_rule.py", "--pass", "5")
+    assert proc.returncode == 2 and "the script ran 1 backward pass" in proc.stderr
