@@ -17,6 +17,12 @@ EXIT_CODES_HELP = (
     "70 internal error (a bug in autotrace)."
 )
 
+# the commands other than check never exit 3
+EXIT_CODES_HELP_NO_CHECK = (
+    "Exit codes: 0 success; 1 the script failed (syntax, unsupported construct, runtime "
+    "error, failed assert, limit reached); 2 usage error; 70 internal error (a bug in autotrace)."
+)
+
 ScriptArg = typer.Argument(None, metavar="SCRIPT", help="The script: a path, or - for standard input.", show_default=False)
 ExprOpt = typer.Option(None, "--expr", "-e", help="Run this code instead of a file (statements separated by ; or newlines).")
 SetOpt = typer.Option(None, "--set", metavar="NAME=VALUE",

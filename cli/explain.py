@@ -19,7 +19,7 @@ HELP = (
     "Examples:\n\n"
     "  autotrace explain scenarios/seed2_power_rule.py\n\n"
     "  autotrace explain -e 'z = (x*3).sum()' --set 'x=[2.0, 3.0]' --of z\n\n"
-    "  autotrace explain script.py --verify --format md > steps.md\n\n" + common.EXIT_CODES_HELP
+    "  autotrace explain script.py --verify --format md > steps.md\n\n" + common.EXIT_CODES_HELP_NO_CHECK
 )
 
 

@@ -19,7 +19,7 @@ HELP = (
     "Examples:\n\n"
     "  autotrace graph scenarios/seed1_mul_sum.py -o graph.svg --values\n\n"
     "  autotrace graph -e 'z = (x*3).sum()' --set 'x=[2.0, 3.0]' -o - --format dot\n\n"
-    + common.EXIT_CODES_HELP
+    + common.EXIT_CODES_HELP_NO_CHECK
 )
 
 

@@ -12,7 +12,7 @@ from . import common
 HELP = (
     "Run SCRIPT and show its output, a table of the tensors it bound (value, shape, dtype, "
     "requires_grad, is_leaf, grad_fn, grad) and each output's grad_fn chain. --json prints "
-    "the whole trace as one JSON document (schema_version 1) instead.\n\n" + common.EXIT_CODES_HELP
+    "the whole trace as one JSON document (schema_version 1) instead.\n\n" + common.EXIT_CODES_HELP_NO_CHECK
 )
 
 
