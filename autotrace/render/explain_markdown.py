@@ -11,8 +11,12 @@ from .explain_console import lines
 def render(ex: Explanation, all_steps: bool = False) -> str:
     out = [f"# {text('title', script=ex.script)}", ""]
     in_code = False
-    for level, label, body, style in lines(ex, all_steps):
+    rows = list(lines(ex, all_steps))
+    for k, (level, label, body, style) in enumerate(rows):
         if not label and not body:
+            if in_code and _printed_follows(rows, k):   # a blank line the script printed
+                out.append("")
+                continue
             if in_code:
                 out.append("```")
                 in_code = False
@@ -80,3 +84,12 @@ def _formula(s: str) -> bool:
     if s.rstrip().endswith((":", ".")) or ". " in s or len(s) >= 160:
         return False
     return "∂" in s or "→" in s or s[:1] in "[-0123456789" or s.startswith(("path ", "None"))
+
+
+def _printed_follows(rows, k) -> bool:
+    """Whether more of the script's printed output comes after the blank row ``k``."""
+    for level, label, body, style in rows[k + 1:]:
+        if not label and not body:
+            continue
+        return style == "dim" and level == 1 and not label
+    return False
