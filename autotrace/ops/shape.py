@@ -462,9 +462,12 @@ def CAT(ctx, g):
 @export(torch=("cat", "concat", "concatenate"))
 def cat(tensors, dim=0):
     """Concatenate along ``dim`` (CatBackward0 with one edge per input)."""
+    if isinstance(tensors, Tensor):
+        raise TypeError("cat(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    _check_tensor_list(tensors)
     dt = dtypes.result_type(tensors)
     d = wrap_dim(dim, tensors[0].ndim)
     try:
@@ -472,6 +475,12 @@ def cat(tensors, dim=0):
     except ValueError:
         raise _cat_error(tensors, d) from None
     return make(CAT, out, tuple(tensors), attrs={"dim": d, "sizes": [t._data.shape[d] for t in tensors]}, dtype=dt)
+
+
+def _check_tensor_list(tensors):
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
 
 
 def _cat_error(tensors, d):
@@ -496,9 +505,12 @@ def STACK(ctx, g):
 @export(torch=("stack",))
 def stack(tensors, dim=0):
     """Stack along a new ``dim`` (StackBackward0)."""
+    if isinstance(tensors, Tensor):
+        raise TypeError("stack(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
+    _check_tensor_list(tensors)
     dt = dtypes.result_type(tensors)
     d = wrap_dim(dim, tensors[0].ndim + 1)
     first = tensors[0]._data.shape

@@ -66,3 +66,8 @@ for f in (lambda: y[:, :, torch.tensor([9])], lambda: y[torch.tensor([0]), torch
         print("ok")
     except IndexError as e:
         print("IndexError", e)
+for f in [lambda: torch.cat([torch.ones(2), 0]), lambda: torch.stack([torch.ones(2), 0]), lambda: torch.cat([0, torch.ones(2)]), lambda: torch.cat(torch.ones(2)), lambda: torch.stack(torch.ones(2))]:
+    try:
+        f()
+    except TypeError as e:
+        print(e)
