@@ -246,7 +246,7 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
             step = None
             if pass_rec is not None:
                 step = record.StepRecord(fn.rec.id if fn.rec is not None else None,
-                                         _kept(rec, grads), [])
+                                         _kept(rec, grads) if keep else [None] * len(grads), [])
                 pass_rec.steps.append(step)
                 if fanin is not None:
                     step.fan_in = _fan_in(fanin.pop(fn, ()))
@@ -340,9 +340,7 @@ def _fan_in(contribs):
 
 
 def _kept(rec, grads):
-    """The gradients a step received, as the record keeps them (None unless keep_values)."""
-    if not rec.keep_values:
-        return [None] * len(grads)
+    """The gradients a step received, as the record keeps them (keep_values)."""
     return [rec.keep(g._data) if g is not None else None for g in grads]
 
 

@@ -191,7 +191,7 @@ class Node:
                 site.current, None, None, op=op)
             self.rec.saved = saved_names
             if attrs or saved:
-                self.rec.attrs = record.plain_attrs(attrs, saved)
+                self.rec.attrs = record.plain_attrs(attrs, saved, saved_names)
             rec.nodes.append(self.rec)
         else:
             self.rec = None

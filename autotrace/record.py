@@ -183,14 +183,15 @@ def plain(value):
 NOT_PLAIN = object()
 
 
-def plain_attrs(*dicts) -> dict:
-    """The plain-data entries of ``dicts`` (later ones do not override earlier ones)."""
+def plain_attrs(attrs, saved=None, saved_tensors=()) -> dict:
+    """The plain-data entries of a node's ``attrs``, then of its ``saved`` values other
+    than the tensors named in ``saved_tensors`` (an attr is not overridden by a saved value)."""
     out = {}
-    for d in dicts:
+    for d, skip in ((attrs, ()), (saved, saved_tensors)):
         if not d:
             continue
         for k, v in d.items():
-            if k in out or k == "out_meta":
+            if k in out or k == "out_meta" or k in skip:
                 continue
             v = plain(v)
             if v is not NOT_PLAIN:
