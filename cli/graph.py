@@ -29,6 +29,8 @@ def command(
                                help="Where to write the graph; - for standard output."),
     fmt: Optional[str] = typer.Option(None, "--format", "-f", metavar="svg|png|pdf|dot",
                                       help="Output format (default: from the suffix of -o, else svg)."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON document (schema_version 1) with "
+                                  "the DOT source and the script's error, instead of a picture."),
     expr: Optional[str] = common.ExprOpt,
     set_: Optional[List[str]] = common.SetOpt,
     values: bool = typer.Option(False, "--values", help="Show values and gradients on the nodes and the "
@@ -69,7 +71,7 @@ def command(
         common.fail_usage("--pass N counts from 1 (the first backward pass)")
     if output != "-":
         _check_target(output, script)
-    if fmt != "dot" and not svg.available():
+    if fmt != "dot" and not json_out and not svg.available():
         sys.stderr.write("error: " + svg.INSTALL_HINT.format(fmt=fmt.upper()) + "\n")
         raise typer.Exit(common.EXIT_SCRIPT)
 
@@ -87,6 +89,12 @@ def command(
                                                     max_nodes=max_nodes))
     except dot.GraphError as e:
         common.fail_usage(str(e))
+    if json_out:
+        from autotrace.render import json as render_json
+        doc = {"schema_version": 1, "script": trace.script, "format": "dot", "dot": source,
+               "error": trace.error}
+        sys.stdout.write(render_json.dumps(doc) + "\n")
+        raise typer.Exit(common.EXIT_SCRIPT if trace.error is not None else common.EXIT_OK)
     try:
         data = svg.render(source, fmt)
     except svg.RenderUnavailable as e:
