@@ -197,7 +197,7 @@ def test_other_commands_json_validates_and_is_stable(key):
     assert masked.sub("0x…", a.stdout) == masked.sub("0x…", b.stdout), "differs across runs beyond addresses"
 
 
-@pytest.mark.parametrize("key", ["explain", "explain-expr", "ops"])
+@pytest.mark.parametrize("key", ["explain", "explain-expr", "ops", "graph"])
 def test_other_commands_json_is_byte_identical(key):
     args = OTHER[key]
     if not _has_json(args[0]):
