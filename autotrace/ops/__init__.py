@@ -105,12 +105,22 @@ def wrap_scalar(value):
     return t
 
 
+class BadOperand(TypeError):
+    """A binary op's ``other`` is neither a Tensor nor a Python number. Tensor operator
+    methods turn it into ``NotImplemented`` so Python raises its own TypeError
+    (``unsupported operand type(s) for +: 'Tensor' and 'NoneType'``), as torch's do."""
+
+
+#: what a binary op accepts as ``other``; anything else is a BadOperand
+OPERANDS = (Tensor, bool, int, float)
+
+
 def as_tensor_arg(value, name="other"):
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (bool, int, float)):
         return wrap_scalar(value)
-    raise TypeError(f"expected Tensor as element 1 in argument 1, but got {type(value).__name__}")
+    raise BadOperand(f"expected Tensor as element 1 in argument 1, but got {type(value).__name__}")
 
 
 def make(op_, out, inputs, save=None, attrs=None, dtype=None):

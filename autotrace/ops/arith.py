@@ -12,7 +12,8 @@ from .. import dtypes
 from ..tensor import Tensor
 from .. import record as _record
 from .errors import broadcast_error
-from . import RESULT, as_tensor_arg, check_inplace, commit_inplace, export, make, op, wrap_scalar
+from . import (OPERANDS, RESULT, BadOperand, as_tensor_arg, check_inplace, commit_inplace, export, make, op,
+               wrap_scalar)
 
 _SCALARS = (bool, int, float)
 
@@ -294,6 +295,8 @@ def floor_divide(input, other):
 def _rtruediv(self, other):
     """``number / tensor``: PyTorch computes ``reciprocal(self) * other`` (MulBackward0
     over ReciprocalBackward0)."""
+    if not isinstance(other, _SCALARS):
+        return NotImplemented
     from .unary import reciprocal
     return mul(reciprocal(self), other)
 
@@ -360,7 +363,7 @@ def POW_SCALAR_BASE(ctx, g):
     return (g * (ctx.result * log_base),)
 
 
-@export(torch=("pow",), tensor=("pow", "__pow__"))
+@export(torch=("pow",), tensor=("pow",))
 def pow(input, exponent):
     """``input ** exponent`` (torch.pow): PowBackward0 for a number exponent,
     PowBackward1 for a tensor exponent, PowBackward2 for a number base."""
@@ -398,8 +401,18 @@ def _scalar_base_pow(base, exponent):
                 save={"self": base, "exponent": exponent, "result": RESULT}, dtype=dt)
 
 
+@export(tensor=("__pow__",))
+def _pow_op(self, other):
+    try:
+        return pow(self, other)
+    except BadOperand:
+        return NotImplemented
+
+
 @export(tensor=("__rpow__",))
 def _rpow(self, other):
+    if not isinstance(other, _SCALARS):
+        return NotImplemented
     return _scalar_base_pow(other, self)
 
 
@@ -422,36 +435,56 @@ def float_power(input, exponent):
 
 @export(tensor=("__add__", "__radd__"))
 def _add_op(self, other):
-    return add(self, other)
+    try:
+        return add(self, other)
+    except BadOperand:  # Python's own TypeError, as torch's operators give
+        return NotImplemented
 
 
 @export(tensor=("__sub__",))
 def _sub_op(self, other):
-    return sub(self, other)
+    try:
+        return sub(self, other)
+    except BadOperand:
+        return NotImplemented
 
 
 @export(tensor=("__rsub__",))
 def _rsub_op(self, other):
-    return rsub(self, other)
+    try:
+        return rsub(self, other)
+    except BadOperand:
+        return NotImplemented
 
 
 @export(tensor=("__mul__", "__rmul__"))
 def _mul_op(self, other):
-    return mul(self, other)
+    try:
+        return mul(self, other)
+    except BadOperand:
+        return NotImplemented
 
 
 @export(tensor=("__truediv__", "__div__"))
 def _div_op(self, other):
-    return div(self, other)
+    try:
+        return div(self, other)
+    except BadOperand:
+        return NotImplemented
 
 
 @export(tensor=("__floordiv__",))
 def _floordiv_op(self, other):
-    return div(self, other, rounding_mode="floor")
+    try:
+        return div(self, other, rounding_mode="floor")
+    except BadOperand:
+        return NotImplemented
 
 
 @export(tensor=("__rfloordiv__",))
 def _rfloordiv_op(self, other):
+    if not isinstance(other, _SCALARS):
+        return NotImplemented
     return div(wrap_scalar(other) if isinstance(other, _SCALARS) else other, self, rounding_mode="floor")
 
 
@@ -480,8 +513,16 @@ def _mod_op(name, node_scalar, node_tensor, npfn, rule):
     return fn
 
 
-remainder = export(tensor=("__mod__", "remainder"), torch=("remainder",), name="remainder")(
+remainder = export(tensor=("remainder",), torch=("remainder",), name="remainder")(
     _mod_op("remainder", "RemainderBackward0", "RemainderBackward1", np.mod, "floor"))
+
+
+@export(tensor=("__mod__",))
+def _mod_dunder(self, other):
+    try:
+        return remainder(self, other)
+    except BadOperand:
+        return NotImplemented
 fmod = export(tensor=("fmod",), torch=("fmod",), name="fmod")(
     _mod_op("fmod", "FmodBackward0", "FmodBackward1", np.fmod, "trunc"))
 
@@ -489,7 +530,16 @@ fmod = export(tensor=("fmod",), torch=("fmod",), name="fmod")(
 # -- in-place ------------------------------------------------------------------------
 
 
-def _inplace(fn):
+def _inplace(fn, operator=False):
+    if operator:  # ``x += None``: Python's TypeError, before any in-place check
+        def method(self, other):
+            if not isinstance(other, OPERANDS):
+                return NotImplemented
+            check_inplace(self)
+            return commit_inplace(self, fn(self, other))
+        method.__name__ = fn.__name__ + "_"
+        return method
+
     def method(self, *args, **kwargs):
         check_inplace(self)
         return commit_inplace(self, fn(self, *args, **kwargs))
@@ -505,15 +555,21 @@ for _name, _fn in (("add", add), ("sub", sub), ("mul", mul), ("div", div), ("pow
     export(tensor=(_name + "_",), name=_name + "_")(_m)
 for _name, _fn in (("__iadd__", add), ("__isub__", sub), ("__imul__", mul), ("__itruediv__", div),
                    ("__ipow__", pow)):
-    export(tensor=(_name,), name=_name)(_inplace(_fn))
+    export(tensor=(_name,), name=_name)(_inplace(_fn, operator=True))
 
 
 # -- comparisons (no gradient) ---------------------------------------------------------
 
 
-def _compare(npfn, name):
+def _compare(npfn, name, operator=False):
     def compare(input, other):
-        a, b, ad, bd, dt = _binary(input, other)
+        if operator:
+            try:
+                a, b, ad, bd, dt = _binary(input, other)
+            except BadOperand:  # ``x == None`` is False, ``x < None`` Python's TypeError
+                return NotImplemented
+        else:
+            a, b, ad, bd, dt = _binary(input, other)
         try:
             return Tensor._make(_arr(npfn(ad, bd)))
         except ValueError:
@@ -530,12 +586,19 @@ for _torch_names, _dunder, _npfn in (
     (("gt", "greater"), "__gt__", np.greater), (("ge", "greater_equal"), "__ge__", np.greater_equal),
 ):
     _c = _compare(_npfn, _torch_names[0])
-    export(torch=_torch_names, tensor=_torch_names + (_dunder,), name=_torch_names[0])(_c)
+    export(torch=_torch_names, tensor=_torch_names, name=_torch_names[0])(_c)
+    export(tensor=(_dunder,), name=_dunder)(_compare(_npfn, _torch_names[0], operator=True))
 
 
-def _logical(npfn, name):
+def _logical(npfn, name, operator=False):
     def logical(input, other):
-        a, b, ad, bd, dt = _binary(input, other)
+        if operator:
+            try:
+                a, b, ad, bd, dt = _binary(input, other)
+            except BadOperand:
+                return NotImplemented
+        else:
+            a, b, ad, bd, dt = _binary(input, other)
         try:
             out = npfn(ad, bd)
         except ValueError:
@@ -546,9 +609,10 @@ def _logical(npfn, name):
     return logical
 
 
-export(tensor=("__and__", "__rand__", "bitwise_and"), torch=("bitwise_and",), name="bitwise_and")(_logical(np.bitwise_and, "bitwise_and"))
-export(tensor=("__or__", "__ror__", "bitwise_or"), torch=("bitwise_or",), name="bitwise_or")(_logical(np.bitwise_or, "bitwise_or"))
-export(tensor=("__xor__", "__rxor__", "bitwise_xor"), torch=("bitwise_xor",), name="bitwise_xor")(_logical(np.bitwise_xor, "bitwise_xor"))
+for _n, _npfn, _d in (("bitwise_and", np.bitwise_and, "and"), ("bitwise_or", np.bitwise_or, "or"),
+                     ("bitwise_xor", np.bitwise_xor, "xor")):
+    export(tensor=(_n,), torch=(_n,), name=_n)(_logical(_npfn, _n))
+    export(tensor=(f"__{_d}__", f"__r{_d}__"), name=f"__{_d}__")(_logical(_npfn, _n, operator=True))
 export(tensor=("logical_and",), torch=("logical_and",), name="logical_and")(
     lambda input, other: Tensor._make(np.logical_and(input._data, as_tensor_arg(other)._data)))
 export(tensor=("logical_or",), torch=("logical_or",), name="logical_or")(

@@ -106,12 +106,19 @@ def outer(input, vec2):
     return input.reshape(-1, 1) * vec2
 
 
-@export(torch=("matmul",), tensor=("matmul", "__matmul__"))
+@export(torch=("matmul",), tensor=("matmul",))
 def matmul(input, other):
     """``input @ other`` (torch.matmul) dispatched by rank as PyTorch does:
     1-d·1-d → dot; 2-d·1-d → mv; 1-d·2-d → unsqueeze, mm, squeeze; 2-d·2-d → mm;
     batched → broadcast, bmm-like (UnsafeViewBackward0 / BmmBackward0)."""
-    da, db = input.ndim, other.ndim
+    try:
+        da, db = input._data.ndim, other._data.ndim
+    except AttributeError:
+        for i, (n, v) in enumerate((("input", input), ("other", other))):
+            if not isinstance(v, Tensor):
+                raise TypeError(f"matmul(): argument '{n}' (position {i + 1}) must be Tensor, "
+                                f"not {type(v).__name__}") from None
+        raise
     if da == 0 or db == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
@@ -209,6 +216,19 @@ def _batched_matmul(tensor1, tensor2):
     if d2 == 1:
         r = r.squeeze(-1)
     return unsafe_view(r, out_shape)
+
+
+@export(tensor=("__matmul__",))
+def _matmul_op(self, other):
+    """``x @ other``: Python's TypeError for a non-tensor ``other``, as torch's."""
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return matmul(self, other)
+
+
+@export(tensor=("__rmatmul__",))
+def _rmatmul_op(self, other):
+    return NotImplemented
 
 
 @export(torch=("addmm",), tensor=("addmm",))
