@@ -240,8 +240,11 @@ def commit_inplace(t: Tensor, result: Tensor) -> Tensor:
     data = result._data
     if data.dtype != t._data.dtype:
         if t._dtype.category < result._dtype.category:
+            if data.shape != t._data.shape and np.broadcast_shapes(data.shape, t._data.shape) != t._data.shape:
+                from .errors import inplace_broadcast_error
+                raise inplace_broadcast_error(t._data.shape, [data.shape])  # torch checks shapes first
             raise RuntimeError(
-                f"result type {result._dtype.name.capitalize() if result._dtype.category != dtypes.FLOAT else 'Float'} "
+                f"result type {_type_word(result._dtype)} "
                 f"can't be cast to the desired output type {_type_word(t._dtype)}")
         data = data.astype(t._data.dtype)
     node = result.grad_fn

@@ -86,15 +86,23 @@ def SUB(ctx, g):
 def sub(input, other, *, alpha=1):
     """``input - alpha * other`` (torch.sub). Subtracting bool tensors raises PyTorch's error."""
     a, b, ad, bd, dt = _binary(input, other)
-    if dt is dtypes.bool_:
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with two bool tensors is not supported. "
-            "Use the `^` or `logical_xor()` operator instead.")
+    if a._dtype is dtypes.bool_ or b._dtype is dtypes.bool_:
+        _bool_sub_error(a, b)
     try:
         out = ad - (bd if alpha == 1 else bd * alpha)
     except ValueError:
         raise broadcast_error(ad.shape, bd.shape) from None
     return make(SUB, _arr(out), (a, b), attrs={"alpha": alpha}, dtype=dt)
+
+
+def _bool_sub_error(a, b):
+    if a._dtype is dtypes.bool_ and b._dtype is dtypes.bool_:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead.")
+    raise RuntimeError(
+        "Subtraction, the `-` operator, with a bool tensor is not supported. "
+        "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
 @op("rsub", "RsubBackward0", ("self", "other"),
@@ -118,9 +126,13 @@ def rsub(input, other, *, alpha=1):
     RsubBackward1 and has one edge."""
     if isinstance(other, _SCALARS):
         a, b, ad, bd, dt = _binary(input, other)
+        if a._dtype is dtypes.bool_ or b._dtype is dtypes.bool_:
+            _bool_sub_error(a, b)
         out = bd - (ad if alpha == 1 else ad * alpha)
         return make(RSUB_SCALAR, _arr(out), (a,), attrs={"alpha": alpha}, dtype=dt)
     a, b, ad, bd, dt = _binary(input, other)
+    if a._dtype is dtypes.bool_ or b._dtype is dtypes.bool_:
+        _bool_sub_error(a, b)
     try:
         out = bd - (ad if alpha == 1 else ad * alpha)
     except ValueError:

@@ -10,7 +10,7 @@ import numpy as np
 from .. import dtypes, grad_mode
 from ..node import Node, SavedTensor
 from ..tensor import Tensor, wrap_dim
-from . import as_tensor_arg, check_inplace, export, make, op
+from . import OPERANDS, as_tensor_arg, check_inplace, export, make, op
 from .shape import _view_of, sum_to, unsqueeze
 
 
@@ -114,6 +114,9 @@ def getitem(input, key):
             return _view_of(input, make(ALIAS, input._data, (input,)))
         if isinstance(key, slice):
             return _slice(input, 0, key) if input.ndim else _zero_dim_error()
+        if not input._data.ndim and type(key) is int:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                             "in C++ to convert a 0-dim tensor to a number")
         key = (key,)
     n_real = 0  # dims of the input the key consumes
     for k in key:
@@ -180,6 +183,8 @@ def getitem(input, key):
                 dim += 1
                 n_adv += 1
         else:
+            if isinstance(k, str):
+                raise TypeError(f"new(): invalid data type '{type(k).__name__}'")
             raise IndexError(
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got "
                 f"{type(k).__name__})")
@@ -196,7 +201,7 @@ def getitem(input, key):
 
 
 def _zero_dim_error():
-    raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    raise IndexError("slice() cannot be applied to a 0-dim tensor.")
 
 
 def _numpy_key(x: Tensor, key):
@@ -240,18 +245,26 @@ def setitem(input, key, value):
     """``x[key] = value`` in place. When ``x`` or ``value`` is in a graph, ``x.grad_fn``
     becomes CopySlices (edges: x's previous history, value's); on a leaf that requires
     grad it raises PyTorch's in-place error."""
-    if grad_mode.enabled and input._requires_grad and input.grad_fn is None and _key_makes_view(key):
-        from . import VIEW_LEAF_INPLACE
-        raise RuntimeError(VIEW_LEAF_INPLACE)
-    check_inplace(input)
+    if not isinstance(value, OPERANDS):
+        raise TypeError(f"can't assign a {type(value).__name__} to a torch.{input._dtype.legacy}")
+    try:
+        if grad_mode.enabled and input._requires_grad and input.grad_fn is None and _key_makes_view(key):
+            from . import VIEW_LEAF_INPLACE
+            raise RuntimeError(VIEW_LEAF_INPLACE)
+        check_inplace(input)
+    except RuntimeError:
+        _setitem_check(input, key, value, inplace_error=True)  # torch reports a bad index or value first
+        raise
     k = _numpy_key(input, key)
     src = value if isinstance(value, Tensor) else None
     v = value._data if isinstance(value, Tensor) else value
     try:
         input._data[k] = v
-    except IndexError as e:
+    except (IndexError, TypeError) as e:
+        _setitem_check(input, key, value)
         raise IndexError(str(e)) from None
     except ValueError as e:
+        _setitem_check(input, key, value)
         shape = np.shape(input._data[k])
         raise RuntimeError(
             f"shape mismatch: value tensor of shape [{', '.join(map(str, np.shape(v)))}] cannot be broadcast "
@@ -271,6 +284,50 @@ def setitem(input, key, value):
         input.grad_fn = node
         input._output_nr = 0
         input._requires_grad = True
+
+
+def _setitem_check(input, key, value, inplace_error=False):
+    """On an error path of ``x[key] = value``: raise torch's error for a bad index (as
+    ``x[key]`` reads it) or a value that does not fit — ``expand(...)`` errors when the
+    key is basic (torch copies into a view), index_put's shape mismatch when advanced.
+    With ``inplace_error`` (the in-place check failed), index_put's own checks of an
+    advanced key come after it, as in torch."""
+    advanced = any(isinstance(k, (Tensor, list, tuple)) for k in (key if isinstance(key, tuple) else (key,)))
+    was = grad_mode.enabled
+    grad_mode.enabled = False
+    try:
+        target = getitem(input, key)._data.shape
+    except IndexError as e:
+        if inplace_error and advanced and not str(e).startswith(("too many", "invalid index", "only integers")):
+            return
+        raise
+    finally:
+        grad_mode.enabled = was
+    if not isinstance(value, Tensor) or (inplace_error and advanced):
+        return
+    vs = value._data.shape
+    if advanced:
+        try:
+            ok = np.broadcast_shapes(vs, target) == tuple(target)
+        except ValueError:
+            ok = False
+        if not ok:
+            raise RuntimeError(
+                f"shape mismatch: value tensor of shape [{', '.join(map(str, vs))}] cannot be broadcast "
+                f"to indexing result of shape [{', '.join(map(str, target))}]")
+        return
+    if len(vs) > len(target):
+        raise RuntimeError(
+            f"expand(torch.{value._dtype.legacy}{{[{', '.join(map(str, vs))}]}}, size=[{', '.join(map(str, target))}]): "
+            f"the number of sizes provided ({len(target)}) must be greater or equal to the number of dimensions "
+            f"in the tensor ({len(vs)})")
+    off = len(target) - len(vs)
+    for j, n in enumerate(vs):
+        if n != 1 and n != target[off + j]:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target[off + j]}) must match the existing size ({n}) at "
+                f"non-singleton dimension {off + j}.  Target sizes: [{', '.join(map(str, target))}].  "
+                f"Tensor sizes: [{', '.join(map(str, vs))}]")
 
 
 def _key_makes_view(key) -> bool:

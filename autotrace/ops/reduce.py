@@ -23,8 +23,21 @@ def _dims(dim, ndim):
     if isinstance(dim, (list, tuple)):
         if len(dim) == 0:
             return None
-        return tuple(sorted({wrap_dim(d, ndim) for d in dim}))
-    return (wrap_dim(dim, ndim),)
+        dims = {wrap_dim(d, ndim) for d in dim}
+        if len(dims) != len(dim):
+            _repeated_dim(dim, ndim)
+        return tuple(sorted(dims)) if ndim else ()
+    d = wrap_dim(dim, ndim)
+    return (d,) if ndim else ()  # a 0-d tensor reduces over dim 0 / -1 to itself
+
+
+def _repeated_dim(dim, ndim):
+    seen = set()
+    for d in dim:
+        w = wrap_dim(d, ndim)
+        if w in seen:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        seen.add(w)
 
 
 def expand_back(g: Tensor, shape, dims, keepdim) -> Tensor:
