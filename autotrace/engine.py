@@ -49,6 +49,8 @@ def _make_seeds(outputs, grad_outputs, is_grads_batched=False):
     shape) otherwise."""
     seeds = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if not isinstance(out, Tensor):
+            raise AssertionError("Expected output to be a torch.Tensor")
         if g is None:
             if out._requires_grad:
                 if out._data.size != 1:
@@ -68,7 +70,24 @@ def _make_seeds(outputs, grad_outputs, is_grads_batched=False):
                     f"Mismatch in shape: grad_output[{i}] has a shape of {_size(g._data.shape)} and "
                     f"output[{i}] has a shape of {_size(out._data.shape)}.")
             seeds.append(g)
+    if len(seeds) != len(outputs):  # zip stopped at the shorter: torch's engine counts
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(seeds)} gradients")
     return seeds
+
+
+def _tensors_tuple(x):
+    """torch's ``_tensor_or_tensors_to_tuple``: a Tensor alone, else ``tuple(x)``
+    (Python's TypeError for a number: "'int' object is not iterable")."""
+    return (x,) if isinstance(x, Tensor) else tuple(x)
+
+
+def _check_inputs(inputs):
+    """The engine's checks of ``inputs`` (torch's run_backward), in its order."""
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
 
 
 def _edges_of_roots(outputs):
@@ -92,7 +111,7 @@ def _prepare(kind, outputs, grad_outputs, retain_graph, create_graph):
     gradient of the wrong shape) the pass is still recorded, with its error."""
     try:
         return _make_seeds(outputs, grad_outputs), _edges_of_roots(outputs)
-    except (RuntimeError, TypeError) as exc:
+    except (RuntimeError, TypeError, AssertionError) as exc:
         rec = record.active
         if rec is not None:
             roots = []
@@ -110,19 +129,22 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     """``torch.autograd.backward``: accumulate d(tensors)/d(leaf) · grad_tensors into
     every reachable leaf's ``.grad`` (or only ``inputs``'). ``retain_graph`` defaults to
     ``create_graph``."""
-    tensors = tuple(tensors) if isinstance(tensors, (list, tuple)) else (tensors,)
+    if inputs is not None:
+        inputs = _tensors_tuple(inputs)
+        if not inputs:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    tensors = _tensors_tuple(tensors)
     if grad_tensors is None:
         grad_tensors = (None,) * len(tensors)
-    elif isinstance(grad_tensors, Tensor):
-        grad_tensors = (grad_tensors,)
+    else:
+        grad_tensors = _tensors_tuple(grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
     seeds, edges = _prepare("backward", tensors, grad_tensors, retain_graph, create_graph)
     if inputs is not None:
-        inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
-        if not inputs:
-            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         for t in inputs:
+            if not isinstance(t, Tensor):
+                raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
             if t.grad_fn is not None:
                 t.retain_grad()
     if create_graph:
@@ -139,21 +161,20 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """``torch.autograd.grad``: the gradients of ``outputs`` w.r.t. ``inputs`` as a tuple,
     without touching ``.grad``. An input no path reaches raises PyTorch's error unless
     ``allow_unused`` (then None, or zeros with ``materialize_grads``)."""
-    single = isinstance(outputs, Tensor)
-    outputs = (outputs,) if single else tuple(outputs)
-    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
-    if grad_outputs is None:
-        grad_outputs = (None,) * len(outputs)
-    elif isinstance(grad_outputs, Tensor):
-        grad_outputs = (grad_outputs,)
     if allow_unused is None:
         allow_unused = materialize_grads
+    outputs = _tensors_tuple(outputs)
+    inputs = _tensors_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    else:
+        grad_outputs = _tensors_tuple(grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
-    for t in inputs:
-        if not t._requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
     seeds, edges = _prepare("grad", outputs, grad_outputs, retain_graph, create_graph)
+    _check_inputs(inputs)
     results = _run(edges, seeds, retain_graph, create_graph, outputs, capture_inputs=inputs, accumulate=False)
     out = []
     for i, (t, g) in enumerate(zip(inputs, results)):

@@ -236,7 +236,7 @@ class Tensor:
         (torch 2.13 ``Tensor.backward``). Raises PyTorch's RuntimeErrors."""
         from . import engine
 
-        engine.backward((self,), (gradient,), retain_graph, create_graph, inputs=inputs)
+        engine.backward((self,), gradient, retain_graph, create_graph, inputs=inputs)
 
     def retain_grad(self) -> None:
         """Keep ``.grad`` for this non-leaf after backward (no-op on leaves)."""

@@ -333,7 +333,9 @@ def imul(a, b):
         _check_mul(a, b)
         a *= b
         return a
-    if type(a) in _MUL_CHECK or type(b) in _MUL_CHECK:
+    ta = type(a)
+    # a type with its own __imul__ (a Tensor: ``t *= 2`` is in place) keeps it
+    if ta in _MUL_CHECK or (type(b) in _MUL_CHECK and not hasattr(ta, "__imul__")):
         return mul(a, b)
     return operator.imul(a, b)
 
