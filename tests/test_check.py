@@ -14,7 +14,7 @@ from autotrace import check as lib
 from helpers import ROOT, SCENARIOS, run_cli
 
 ANSI = re.compile(r"\x1b\[")
-CASES = ROOT.parent / "shared" / "cases"
+CASES = ROOT / "tests" / "conformance"
 
 
 # ------------------------------------------------------------------ the library
@@ -136,7 +136,6 @@ def test_default_golden_path():
     assert lib.default_golden_path("script") == "script.expected.json"
 
 
-@pytest.mark.skipif(not CASES.is_dir(), reason="shared cases not present")
 def test_case_goldens_match_themselves():
     for f in sorted(CASES.glob("*.expected.json")):
         g = json.loads(f.read_text())

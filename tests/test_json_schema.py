@@ -153,9 +153,7 @@ def test_goldens_validate():
     golden = {"$ref": "urn:autotrace:schema:trace-v1#/$defs/golden"}
     v = type(validator("trace"))(golden, registry=validator("trace")._registry)
     files = sorted(SCENARIOS.glob("*.expected.json"))
-    cases = ROOT.parent / "shared" / "cases"
-    if cases.is_dir():
-        files += sorted(cases.glob("*.expected.json"))
+    files += sorted((ROOT / "tests" / "conformance").glob("*.expected.json"))
     assert files
     for f in files:
         errors = list(v.iter_errors(json.loads(f.read_text())))
