@@ -495,6 +495,9 @@ class _Explainer:
     def __init__(self, trace):
         self.trace = trace
         self.g = _Graph(trace)
+        # the symbol for a gradient= vector: one the script does not use as a name
+        taken = set(trace.variables) | {n.var_name for n in trace.nodes if n.var_name}
+        self.vsym = next(c for c in ("v", "u", "g", "𝐯") if c not in taken)
 
     # -- one pass ----------------------------------------------------------------------
 
@@ -512,12 +515,12 @@ class _Explainer:
             seed_text = text("seed.failed", root=root, shape=list(shape))
         elif p.kind == "grad":
             seed_text = text("seed.scalar", root=root) if implicit else text(
-                "seed.vector", root=root, shape=list(shape), value=fmt(seed))
+                "seed.vector", root=root, shape=list(shape), value=fmt(seed), v=self.vsym)
             seed_text += " " + text("seed.grad_call")
         elif implicit:
             seed_text = text("seed.scalar", root=root)
         else:
-            seed_text = text("seed.vector", root=root, shape=list(shape), value=fmt(seed))
+            seed_text = text("seed.vector", root=root, shape=list(shape), value=fmt(seed), v=self.vsym)
         if p.steps and p.retain_graph:
             seed_text += " " + text("seed.retain")
         out = Pass(number=number, kind=p.kind, line=p.line, statement=p.text, root=root,
@@ -795,7 +798,7 @@ class _Explainer:
                     ok = False
                     break
                 if su != 1:
-                    syms.insert(0, "v")
+                    syms.insert(0, self.vsym)
                     nums.insert(0, _factor(fmt_num(su)))
                     prod = prod * su
                 elif len(syms) == 1:
@@ -820,7 +823,7 @@ class _Explainer:
                 flows = []
                 for path in paths[:MAX_PATHS]:
                     if not path:  # the pass starts at the leaf: its gradient is the seed
-                        formulas.append(f"∂{out.root}/∂{leaf_label} = v = {fmt(out.seed)}  "
+                        formulas.append(f"∂{out.root}/∂{leaf_label} = {self.vsym} = {fmt(out.seed)}  "
                                         + text("chain.at_leaf"))
                         continue
                     flow = [fmt(out.seed)]

@@ -54,10 +54,10 @@ EN: dict[str, str] = {
     # -- the seed ------------------------------------------------------------------------
     "seed.scalar": "The pass starts at {root} with ∂{root}/∂{root} = 1: {root} is a single number, so its derivative with respect to itself is 1.",
     "seed.vector": (
-        "The pass starts at {root} (shape {shape}) with the gradient= tensor v = {value}. A "
+        "The pass starts at {root} (shape {shape}) with the gradient= tensor {v} = {value}. A "
         "non-scalar output has a whole Jacobian matrix J = ∂{root}/∂(inputs); autograd never builds "
-        "it. It computes the vector-Jacobian product vᵀ·J, which is the gradient of the scalar "
-        "({root} * v).sum(). With v all ones that is the gradient of {root}.sum()."),
+        "it. It computes the vector-Jacobian product {v}ᵀ·J, which is the gradient of the scalar "
+        "({root} * {v}).sum(). With {v} all ones that is the gradient of {root}.sum()."),
     "seed.failed": "backward() was called on {root} (shape {shape}), and it failed before any gradient was computed.",
     "seed.grad_call": "torch.autograd.grad: the gradients are returned, not added to any .grad.",
     "seed.retain": "retain_graph=True: the saved tensors stay, so the graph can be walked again.",
