@@ -151,7 +151,7 @@ EN: dict[str, str] = {
     "diag.error.scalar.fix": (
         "Reduce to a scalar first ({root}.sum().backward(), as a loss does), or pass the starting "
         "gradient: {root}.backward(gradient=torch.ones_like({root})). That computes the "
-        "vector-Jacobian product vᵀ·J with v = gradient."),
+        "vector-Jacobian product gradientᵀ·J."),
     "diag.error.twice.why": (
         "{node} ({expr}, line {node_line}) needs its saved tensor{saved} to compute its gradient, "
         "but the backward pass at line {first_line} freed the saved tensors when it finished, "
