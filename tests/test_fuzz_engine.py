@@ -2,7 +2,7 @@
 JSON): whatever a script does, autotrace reports it as the script's own error or runs
 it — it never fails with an exception of its own (which the CLI would turn into exit 70).
 
-AUTOTRACE_FUZZ_EXAMPLES raises the example count (default 150).
+AUTOTRACE_FUZZ_EXAMPLES raises the example count (default 600, a few seconds).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from autotrace.interpreter import Limits
 from autotrace.render import json as render_json
 from autotrace.runner import Options, run
 
-EXAMPLES = int(os.environ.get("AUTOTRACE_FUZZ_EXAMPLES", "150"))
+EXAMPLES = int(os.environ.get("AUTOTRACE_FUZZ_EXAMPLES", "600"))
 LIMITS = Limits(timeout=5.0, max_steps=50_000, max_loop_iterations=200)
 
-NAMES = ["a", "b", "c", "m", "i", "y"]
+NAMES = ["a", "b", "c", "m", "i", "y", "v"]
 PRELUDE = """import torch
 import torch.nn.functional as F
 a = torch.tensor([[1.0, -2.0, 0.0], [0.5, 3.0, -1.5]], requires_grad=True)
@@ -28,13 +28,18 @@ c = torch.tensor(1.5, requires_grad=True)
 m = torch.tensor([[True, False, True], [False, False, True]])
 i = torch.tensor([0, 2])
 y = a * 2
+v = y[0]
+lin = torch.nn.Linear(3, 2)
+opt = torch.optim.SGD(lin.parameters(), lr=0.1)
 """
 
 atoms = st.one_of(
     st.sampled_from(NAMES),
     st.sampled_from(["0", "1", "2", "-1", "0.5", "3.0", "-0.0", "float('nan')", "float('inf')", "True",
                      "torch.ones(3)", "torch.zeros(2, 3)", "torch.ones(2, 1)", "torch.arange(3)",
-                     "torch.tensor(0.0)", "torch.ones(3, 3)", "torch.tensor([1, 2, 3])"]),
+                     "torch.tensor(0.0)", "torch.ones(3, 3)", "torch.tensor([1, 2, 3])",
+                     # not tensors: what operators, ops and autograd get by mistake
+                     "None", "[1, 2]", "'x'", "(0, 1)", "a.shape", "lin", "lin.weight", "lin(b)"]),
 )
 METHODS = [".sum()", ".sum(0)", ".sum(-1, keepdim=True)", ".mean()", ".mean(1)", ".exp()", ".log()",
            ".sqrt()", ".abs()", ".relu()", ".sigmoid()", ".tanh()", ".t()", ".T", ".reshape(-1)",
@@ -44,12 +49,26 @@ METHODS = [".sum()", ".sum(0)", ".sum(-1, keepdim=True)", ".mean()", ".mean(1)",
            ".var()", ".std(0)", ".logsumexp(0)", ".softmax(-1)", ".expand(2, 3)", ".flatten()",
            ".item()", ".tolist()", ".grad", ".grad_fn", ".is_leaf", ".requires_grad", ".shape",
            ".backward()", ".backward(retain_graph=True)", ".retain_grad()", ".zero_()", ".add_(1)",
-           ".requires_grad_()", ".numpy()", ".data", "._version"]
+           ".requires_grad_()", ".numpy()", ".data", "._version",
+           ".sum((0, 0))", ".sum(2)", ".mean(1.0)", ".sum(dim=None)", ".max(dim=0).values", ".argmax()",
+           "[1.0]", "[None, 0]", "[..., 0]", "[0, 0, 0]", "[:, None, 1]", "[m, 0]", "[i, i]", "[True]",
+           ".transpose(0, 1)", ".view(-1)", ".expand(3, 2, 3)", ".mul_(2)", "[0].mul_(2)",
+           ".unsqueeze(-1).add_(1)", ".t().zero_()", ".register_hook(lambda g: g * 2)",
+           ".register_hook(lambda g: None)", ".register_hook(1)", ".backward(torch.ones(2, 3))",
+           ".backward(1)", ".backward(inputs=[a])", ".backward(create_graph=True)", ".sum().backward()",
+           ".retain_grad()", ".grad.zero_()", ".detach_()", ".masked_fill_(m, 0.0)"]
 CALLS = ["torch.where(m, {0}, {1})", "torch.maximum({0}, {1})", "torch.cat([{0}, {1}])",
          "torch.stack([{0}, {1}])", "torch.matmul({0}, {1})", "F.relu({0})", "F.softmax({0}, dim=-1)",
          "F.log_softmax({0}, dim=0)", "F.mse_loss({0}, {1})", "F.cross_entropy({0}, i)",
          "torch.autograd.grad({0}.sum(), [a], allow_unused=True)", "torch.autograd.grad({0}, {1})",
-         "{0}.backward({1})", "{0}.masked_fill(m, 0.0)", "torch.clamp({0}, max=1.0)", "{0} @ {1}"]
+         "{0}.backward({1})", "{0}.masked_fill(m, 0.0)", "torch.clamp({0}, max=1.0)", "{0} @ {1}",
+         "lin({0})", "F.linear({0}, lin.weight, lin.bias)", "F.mse_loss({0}, {1}, reduction='sum')",
+         "torch.autograd.grad({0}, [{1}], retain_graph=True)", "torch.autograd.grad({0}, {1}, torch.ones(3))",
+         "torch.autograd.backward({0}, {1})", "torch.sum({0}, {1})", "torch.cat({0})", "torch.stack([{0}], dim=5)",
+         "torch.clamp({0}, {1})", "{0}.expand_as({1})", "{0}.view_as({1})", "{0}.reshape({1})",
+         "torch.where({0} > 0, {0}, {1})", "F.softmax({0}, {1})", "F.nll_loss({0}, {1})",
+         "F.cross_entropy({0}, {1})", "F.binary_cross_entropy(torch.sigmoid({0}), {1})", "{0}.add({1}, alpha=2)",
+         "torch.mm({0}, {1})", "{0}.sum({1})", "{0}[{1}]", "{0}.pow({1})", "torch.maximum({0}, {1})"]
 BINOPS = ["+", "-", "*", "/", "**", "//", "%", "@", "<", "==", "&"]
 
 
@@ -74,7 +93,12 @@ statement = st.one_of(
     expr(2).map(lambda x: f"print({x})"),
     expr(2).map(lambda x: f'print(f"{{{x}:.3f}}")'),
     expr(1).map(lambda x: f"with torch.no_grad():\n    y = {x}"),
-    st.sampled_from(["a.grad = None", "y = a * 2", "c.grad = torch.tensor(1.0)"]),
+    st.sampled_from(["a.grad = None", "y = a * 2", "c.grad = torch.tensor(1.0)", "opt.zero_grad()",
+                     "opt.step()", "loss = lin(b).pow(2).sum()\nloss.backward()\nopt.step()",
+                     "lin.weight.grad = None", "h = a.register_hook(lambda g: g * 0)\nh.remove()",
+                     "v = y[0]", "v.add_(1)", "y.sum().backward(retain_graph=True)", "c.grad = 1.0",
+                     "a.grad = torch.ones(3)", "b.requires_grad = False", "y.requires_grad = False",
+                     "with torch.no_grad():\n    a.add_(1)", "with torch.no_grad():\n    v = a[0]\nv.add_(1)"]),
 )
 
 

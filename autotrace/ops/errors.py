@@ -53,3 +53,22 @@ def inplace_broadcast_error(out_shape, shapes) -> Exception:
         return e
     return RuntimeError(f"output with shape [{', '.join(map(str, out_shape))}] doesn't match the broadcast "
                         f"shape [{', '.join(map(str, b))}]")
+
+
+def _arg_type(v) -> str:
+    """How torch's argument parser names a value's type in "got (...)"."""
+    from ..tensor import Size, Tensor
+    if isinstance(v, Tensor):
+        return "Tensor"
+    if isinstance(v, Size):
+        return "torch.Size"
+    return type(v).__name__
+
+
+def invalid_arguments(name, args, kwargs, signatures) -> TypeError:
+    """torch's TypeError for arguments no overload of ``name`` accepts (the header and
+    the overloads; torch 2.13 also says per overload which arguments did not match)."""
+    got = [_arg_type(v) for v in args] + [f"{k}={_arg_type(v)}" for k, v in kwargs.items()]
+    lines = "".join(f" * ({s})\n" for s in signatures)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({', '.join(got)}), "
+                     f"but expected one of:\n{lines}")

@@ -566,6 +566,10 @@ def linear(input, weight, bias=None):
     ranks with bias fold to 2-d (ViewBackward0 → AddmmBackward0 → ViewBackward0); without
     bias it is ``matmul(input, weight.t())``."""
     from .linalg import addmm, matmul
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor) and (bias is None or isinstance(bias, Tensor))):
+        for i, (n, v) in enumerate((("input", input), ("weight", weight), ("bias", bias))):
+            if not isinstance(v, Tensor) and (v is not None or i < 2):
+                raise TypeError(f"linear(): argument '{n}' (position {i + 1}) must be Tensor, not {type(v).__name__}")
     wt = weight.t()
     if bias is None:
         return matmul(input, wt)

@@ -107,9 +107,27 @@ def reshape(input, *shape):
     return unsafe_view(make(CLONE, np.ascontiguousarray(x), (input,)), shape)
 
 
-@export(tensor=("view_as", "reshape_as"))
+def _other_tensor(fn, other):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{fn}(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+
+
+@export(tensor=("view_as",))
 def view_as(input, other):
-    return view(input, tuple(other._data.shape))
+    try:
+        return view(input, tuple(other._data.shape))
+    except AttributeError:
+        _other_tensor("view_as", other)
+        raise
+
+
+@export(tensor=("reshape_as",))
+def reshape_as(input, other):
+    try:
+        return reshape(input, tuple(other._data.shape))
+    except AttributeError:
+        _other_tensor("reshape_as", other)
+        raise
 
 
 @op("unsafe_view", "UnsafeViewBackward0", ("self",), vjp={"self": "grad.reshape(self.sizes())"}, local={"self": "1"})
@@ -179,7 +197,11 @@ def expand(input, *sizes):
 
 @export(tensor=("expand_as",))
 def expand_as(input, other):
-    return expand(input, tuple(other._data.shape))
+    try:
+        return expand(input, tuple(other._data.shape))
+    except AttributeError:
+        _other_tensor("expand_as", other)
+        raise
 
 
 @export(torch=("broadcast_to",), tensor=("broadcast_to",))

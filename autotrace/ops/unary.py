@@ -259,7 +259,9 @@ def _pair(input, other):
 @export(torch=("maximum", "max_elementwise"), tensor=("maximum",))
 def maximum(input, other):
     """Elementwise max (torch.maximum); ties split the gradient 0.5/0.5; nan propagates."""
-    a, b, ad, bd, dt = _pair(input, as_tensor_arg(other))
+    if not isinstance(other, Tensor):
+        raise TypeError(f"maximum(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    a, b, ad, bd, dt = _pair(input, other)
     try:
         out = np.maximum(ad, bd)
     except ValueError:
@@ -270,7 +272,9 @@ def maximum(input, other):
 @export(torch=("minimum",), tensor=("minimum",))
 def minimum(input, other):
     """Elementwise min (torch.minimum); ties split the gradient 0.5/0.5."""
-    a, b, ad, bd, dt = _pair(input, as_tensor_arg(other))
+    if not isinstance(other, Tensor):
+        raise TypeError(f"minimum(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    a, b, ad, bd, dt = _pair(input, other)
     try:
         out = np.minimum(ad, bd)
     except ValueError:
@@ -291,6 +295,12 @@ def WHERE(ctx, g):
             where(c, z, g) if ctx.needs(1) else None)
 
 
+_WHERE_SIGNATURES = ("Tensor condition", "Tensor condition, Tensor input, Tensor other, *, Tensor out = None",
+                     "Tensor condition, Number self, Tensor other", "Tensor condition, Tensor input, Number other",
+                     "Tensor condition, Number self, Number other")
+_OPERANDS = (Tensor, bool, int, float)
+
+
 @export(torch=("where",), tensor=("where",))
 def where(condition, input=None, other=None):
     """``torch.where(condition, input, other)``: picks elementwise; each branch's gradient
@@ -299,6 +309,9 @@ def where(condition, input=None, other=None):
     if input is None and other is None:
         idx = np.nonzero(condition._data)
         return tuple(Tensor._make(np.asarray(i, dtype=np.int64)) for i in idx)
+    if not (isinstance(condition, Tensor) and isinstance(input, _OPERANDS) and isinstance(other, _OPERANDS)):
+        from .errors import invalid_arguments
+        raise invalid_arguments("where", (condition, input, other), {}, _WHERE_SIGNATURES)
     if isinstance(condition, Tensor) and condition._dtype is not dtypes.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition._dtype.name.capitalize() if condition._dtype.category != dtypes.FLOAT else 'Float'}")
     a, b, ad, bd, dt = _pair(input, other)
