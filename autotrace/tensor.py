@@ -40,6 +40,9 @@ class Size(tuple):
         return Size(out) if isinstance(key, slice) else out
 
 
+Size.__name__ = "torch.Size"  # as Python's own messages name torch's type ("... for -: 'torch.Size'")
+
+
 class Tensor:
     """A multi-dimensional array that can record the ops that made it.
 

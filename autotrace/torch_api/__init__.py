@@ -19,7 +19,16 @@ _NUMBER_OK = frozenset({"pow", "float_power", "where", "result_type", "full_like
                         "floor_divide"})
 
 
-def _checked(name, fn):
+# torch.nn.functional functions written in Python in torch 2.13 fail on a non-tensor the
+# way their first use of it does: ``input.softmax(dim)`` (an AttributeError), the loss
+# functions' ``target.size()``; others reach a C++ op under another name.
+_F_ATTR = {"softmax": "softmax", "log_softmax": "log_softmax", "sigmoid": "sigmoid", "tanh": "tanh"}
+_F_SIZE = frozenset({"mse_loss", "l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits"})
+_F_CPP_NAME = {"cross_entropy": "cross_entropy_loss", "nll_loss": "nll_loss_nd"}
+_F_PARAM_NAME = {("one_hot", "tensor"): "input"}
+
+
+def _checked(name, fn, functional=False):
     """``fn`` with PyTorch's TypeError when a tensor argument is given something else
     (``relu(): argument 'input' (position 1) must be Tensor, not int``) instead of an
     AttributeError deep in the engine."""
@@ -32,10 +41,15 @@ def _checked(name, fn):
         return fn
     from ..tensor import Tensor
 
+    if functional and name in _F_SIZE:  # target.size() is the first use, then input.size()
+        checks = tuple(sorted(checks, key=lambda c: c[1] != "target"))
+
     def checked(*args, **kwargs):
         for i, n in checks:
             v = args[i] if i < len(args) else kwargs.get(n, Tensor)
             if not isinstance(v, Tensor) and v is not Tensor:
+                if functional:
+                    _functional_error(name, i, n, v)
                 raise TypeError(f"{name}(): argument '{n}' (position {i + 1}) must be Tensor, "
                                 f"not {type(v).__name__}")
         return fn(*args, **kwargs)
@@ -44,6 +58,18 @@ def _checked(name, fn):
     checked.__doc__ = fn.__doc__
     checked.__wrapped__ = fn
     return checked
+
+
+def _functional_error(name, i, n, v):
+    """Raise what torch.nn.functional.``name`` raises for the non-tensor ``v``."""
+    from ..interpreter.errors import script_visible
+    if name in _F_ATTR and n == "input":
+        raise script_visible(AttributeError(f"'{type(v).__name__}' object has no attribute '{_F_ATTR[name]}'"))
+    if name in _F_SIZE:
+        raise script_visible(AttributeError(f"'{type(v).__name__}' object has no attribute 'size'"))
+    cpp = _F_CPP_NAME.get(name, name)
+    n = _F_PARAM_NAME.get((name, n), n)
+    raise TypeError(f"{cpp}(): argument '{n}' (position {i + 1}) must be Tensor, not {type(v).__name__}")
 
 
 def modules() -> dict:
@@ -97,7 +123,7 @@ def modules() -> dict:
     for alias, d in dtypes.ALIASES.items():
         torch_members[alias] = d
 
-    functional = Namespace("torch.nn.functional", {n: _checked(n, f) for n, f in ops.FUNCTIONAL.items()})
+    functional = Namespace("torch.nn.functional", {n: _checked(n, f, functional=True) for n, f in ops.FUNCTIONAL.items()})
     utils = Namespace("torch.nn.utils", {
         "clip_grad_norm_": nn_mod.clip_grad_norm_, "clip_grad_value_": nn_mod.clip_grad_value_,
     })
