@@ -138,6 +138,8 @@ spec("remainder", "fmod", shapes=binary(), domains=(POS, POS), gradcheck=False, 
     lambda L, a, b: (L.t.remainder(a, b + 0.3), L.t.fmod(a, b + 0.3)))
 spec("remainder_scalar", "fmod_scalar", shapes=unary(), domains=(POS,), gradcheck=False, gradgrad=False)(
     lambda L, a: (a % 0.7, a.fmod(0.7)))
+spec("remainder_scalar_self", shapes=unary(), domains=(POS,), grads=(False,), gradcheck=False, gradgrad=False,
+     nondiff=True)(lambda L, a: 0.7 % a)  # torch: grad_fn NotImplemented, no derivative
 
 # -- unary ---------------------------------------------------------------------------------
 for _n, _d in [("exp", ANY), ("log", POS), ("log2", POS), ("log10", POS), ("log1p", POS), ("expm1", ANY),

@@ -210,8 +210,8 @@ def div(input, other, *, rounding_mode=None):
             q = ad / bd
             out = np.trunc(q) if rounding_mode == "trunc" else np.floor(q)
         else:
-            if (bd == 0).any():
-                raise RuntimeError("ZeroDivisionError")
+            if rounding_mode in ("trunc", "floor"):
+                _int_divide_check(f"div_{rounding_mode}", dt, bd)
             if rounding_mode == "floor":
                 out = np.floor_divide(ad, bd)
             else:
@@ -500,6 +500,15 @@ def _rfloordiv_op(self, other):
     return div(wrap_scalar(other) if isinstance(other, _SCALARS) else other, self, rounding_mode="floor")
 
 
+def _int_divide_check(name, dt, bd):
+    """Integer division kernels: bool is not implemented, a zero divisor is torch's
+    RuntimeError("ZeroDivisionError")."""
+    if dt is dtypes.bool_:
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
+    if not bd.all():
+        raise RuntimeError("ZeroDivisionError")
+
+
 def _mod_op(name, node_scalar, node_tensor, npfn, rule):
     o_s = op(name + "_scalar", node_scalar, ("self",), vjp={"self": "grad"}, local={"self": "1"})(
         lambda ctx, g: (g,))
@@ -510,6 +519,8 @@ def _mod_op(name, node_scalar, node_tensor, npfn, rule):
 
     def fn(input, other):
         a, b, ad, bd, dt = _binary(input, other)
+        if dt.category != dtypes.FLOAT:
+            _int_divide_check(name, dt, bd)
         with np.errstate(divide="ignore", invalid="ignore"):
             try:
                 out = npfn(ad, bd)
@@ -535,6 +546,25 @@ def _mod_dunder(self, other):
         return remainder(self, other)
     except BadOperand:
         return NotImplemented
+
+
+@op("remainder_scalar_self", "NotImplemented", ("other",), vjp={"other": "not implemented"},
+    local={"other": "not implemented"})
+def REMAINDER_SCALAR_SELF(ctx, g):
+    raise RuntimeError("derivative for aten::remainder is not implemented")
+
+
+@export(tensor=("__rmod__",))
+def _rmod(self, other):
+    """``number % tensor`` (torch.remainder(Scalar, Tensor): no derivative in torch 2.13)."""
+    if not isinstance(other, _SCALARS):
+        return NotImplemented
+    a, b, ad, bd, dt = _binary(wrap_scalar(other), self)
+    if dt.category != dtypes.FLOAT:
+        _int_divide_check("remainder", dt, bd)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.mod(ad, bd)
+    return make(REMAINDER_SCALAR_SELF, _arr(out), (self,), dtype=dt)
 fmod = export(tensor=("fmod",), torch=("fmod",), name="fmod")(
     _mod_op("fmod", "FmodBackward0", "FmodBackward1", np.fmod, "trunc"))
 

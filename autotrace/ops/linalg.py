@@ -8,14 +8,19 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, grad_mode
-from ..tensor import Tensor
+from ..tensor import _CPP_TYPE, Tensor
 from . import export, make, op
+
+
+def _word(t: Tensor) -> str:
+    return t._dtype.legacy[:-6]  # "Float", "Long"
 
 
 def _same_dtype(a: Tensor, b: Tensor, name: str):
     if a._dtype is not b._dtype:
         raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {a._dtype.name} != {b._dtype.name}"
+            f"expected m1 and m2 to have the same dtype, but got: {_CPP_TYPE[a._dtype.name]} != "
+            f"{_CPP_TYPE[b._dtype.name]}"
             if name != "dot" else
             f"dot : expected both vectors to have same dtype, but found {a._dtype.legacy[:-6]} and {b._dtype.legacy[:-6]}")
 
@@ -31,11 +36,11 @@ def dot(input, tensor):
     """Inner product of two 1-d tensors (DotBackward0)."""
     if input.ndim != 1 or tensor.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D tensors")
+    _same_dtype(input, tensor, "dot")
     if input._data.shape != tensor._data.shape:
         raise RuntimeError(
             "inconsistent tensor size, expected tensor [%d] and src [%d] to have the same number of elements, but got %d and %d elements respectively"
             % (input._data.shape[0], tensor._data.shape[0], input._data.shape[0], tensor._data.shape[0]))
-    _same_dtype(input, tensor, "dot")
     out = np.asarray(np.dot(input._data, tensor._data), dtype=input._data.dtype)
     return make(DOT, out, (input, tensor), save={"self": input if tensor._requires_grad else None,
                                                   "tensor": tensor if input._requires_grad else None})
@@ -55,6 +60,9 @@ def mv(input, vec):
     if input._data.shape[1] != vec._data.shape[0]:
         raise RuntimeError(
             f"size mismatch, got input ({input._data.shape[0]}), mat ({input._data.shape[0]}x{input._data.shape[1]}), vec ({vec._data.shape[0]})")
+    if input._dtype is not vec._dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_word(vec)}, {_word(input)}, "
+                           f"and {_word(vec)}")
     out = input._data @ vec._data
     return make(MV, np.asarray(out), (input, vec), save={"self": input, "vec": vec})
 
@@ -234,7 +242,17 @@ def _rmatmul_op(self, other):
 @export(torch=("addmm",), tensor=("addmm",))
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)`` (AddmmBackward0)."""
-    out = mat1._data @ mat2._data
+    if mat1._dtype is not mat2._dtype or input._dtype is not mat2._dtype:
+        a, b = (mat1, mat2) if mat1._dtype is not mat2._dtype else (input, mat2)
+        raise RuntimeError(f"{'mat1' if a is mat1 else 'self'} and mat2 must have the same dtype, but got "
+                           f"{_word(a)} and {_word(b)}")
+    try:
+        out = mat1._data @ mat2._data
+    except ValueError:
+        a, b = mat1._data.shape, mat2._data.shape
+        if len(a) != 2 or len(b) != 2:
+            raise RuntimeError(f"{'mat1' if len(a) != 2 else 'mat2'} must be a matrix, got {len(a) if len(a) != 2 else len(b)}-D tensor") from None
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a[0]}x{a[1]} and {b[0]}x{b[1]})") from None
     if alpha != 1:
         out = out * alpha
     b = input._data if beta == 1 else input._data * beta

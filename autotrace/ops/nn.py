@@ -206,6 +206,11 @@ def _softmax_dim(name, ndim, dim, stacklevel=None):
     return wrap_dim(dim, ndim)
 
 
+def _int_softmax_error(name, input, dim):
+    kernel = "lastdim_kernel_impl" if dim >= input.ndim - 1 else "kernel_impl"
+    raise NotImplementedError(f'"{name}_{kernel}" not implemented for \'{_word(input._dtype)}\'')
+
+
 def _np_log_softmax(x, axis):
     m = np.max(x, axis=axis, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)
@@ -232,6 +237,8 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     dim = _softmax_dim("softmax", input.ndim, dim)
     if dtype is not None:
         input = input.to(dtype)
+    if input._dtype.category != dtypes.FLOAT:
+        _int_softmax_error("softmax", input, dim)
     x = input._data
     if x.ndim == 0:
         out = np.ones_like(x)
@@ -258,6 +265,8 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     dim = _softmax_dim("log_softmax", input.ndim, dim)
     if dtype is not None:
         input = input.to(dtype)
+    if input._dtype.category != dtypes.FLOAT:
+        _int_softmax_error("log_softmax", input, dim)
     x = input._data
     out = np.zeros_like(x) if x.ndim == 0 else _np_log_softmax(x, dim)
     return make(LOG_SOFTMAX, np.asarray(out, dtype=x.dtype), (input,), save={"result": RESULT},
@@ -441,6 +450,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _check_target_size(input, target)
     if input.shape != target.shape:
         input, target = _bcast(input, target)
+    if input._dtype.category != dtypes.FLOAT and target._dtype.category != dtypes.FLOAT:
+        raise NotImplementedError(
+            f'"mse_cpu" not implemented for \'{_word(dtypes.result_type([input, target]))}\'')
     x = input._data
     t = target._data.astype(x.dtype, copy=False)
     sq = (x - t) ** 2
