@@ -370,7 +370,7 @@ class Tensor:
             from .printing import format_number_for_fstring
             return format_number_for_fstring(self._data, self._dtype.name, spec)
         if spec:
-            raise TypeError("unsupported format string passed to Tensor.__format__")
+            raise TypeError(f"unsupported format string passed to {type(self).__name__}.__format__")
         return repr(self)
 
     def _on_bind(self, name: str) -> None:

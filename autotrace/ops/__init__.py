@@ -111,6 +111,9 @@ class BadOperand(TypeError):
     (``unsupported operand type(s) for +: 'Tensor' and 'NoneType'``), as torch's do."""
 
 
+BadOperand.__name__ = BadOperand.__qualname__ = "TypeError"  # what scripts see: a TypeError
+
+
 #: what a binary op accepts as ``other``; anything else is a BadOperand
 OPERANDS = (Tensor, bool, int, float)
 

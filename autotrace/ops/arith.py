@@ -12,8 +12,8 @@ from .. import dtypes
 from ..tensor import Tensor
 from .. import record as _record
 from .errors import broadcast_error
-from . import (OPERANDS, RESULT, BadOperand, as_tensor_arg, check_inplace, commit_inplace, export, make, op,
-               wrap_scalar)
+from . import (OPERANDS, RESULT, BadOperand, _type_word, as_tensor_arg, check_inplace, commit_inplace, export, make,
+               op, wrap_scalar)
 
 _SCALARS = (bool, int, float)
 
@@ -632,6 +632,13 @@ for _torch_names, _dunder, _npfn in (
     export(tensor=(_dunder,), name=_dunder)(_compare(_npfn, _torch_names[0], operator=True))
 
 
+def _check_broadcast(ad, bd):
+    try:
+        np.broadcast_shapes(ad.shape, bd.shape)
+    except ValueError:
+        raise broadcast_error(ad.shape, bd.shape) from None
+
+
 def _logical(npfn, name, operator=False):
     def logical(input, other):
         if operator:
@@ -645,6 +652,9 @@ def _logical(npfn, name, operator=False):
             out = npfn(ad, bd)
         except ValueError:
             raise broadcast_error(ad.shape, bd.shape) from None
+        except TypeError:  # numpy has no bitwise ops on floats
+            _check_broadcast(ad, bd)
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_type_word(dt)}\'') from None
         return Tensor._make(_arr(out))
 
     logical.__name__ = name

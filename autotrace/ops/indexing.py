@@ -292,7 +292,8 @@ def _setitem_check(input, key, value, inplace_error=False):
     key is basic (torch copies into a view), index_put's shape mismatch when advanced.
     With ``inplace_error`` (the in-place check failed), index_put's own checks of an
     advanced key come after it, as in torch."""
-    advanced = any(isinstance(k, (Tensor, list, tuple)) for k in (key if isinstance(key, tuple) else (key,)))
+    advanced = any(isinstance(k, (list, tuple)) or (isinstance(k, Tensor) and (k._data.ndim or k._dtype is dtypes.bool_))
+                   for k in (key if isinstance(key, tuple) else (key,)))  # a 0-d integer tensor indexes as an int
     was = grad_mode.enabled
     grad_mode.enabled = False
     try:
@@ -340,6 +341,8 @@ def _key_makes_view(key) -> bool:
             return True
         if isinstance(k, slice) and not (k.start is None and k.stop is None and k.step is None):
             return True
+        if isinstance(k, Tensor) and not k._data.ndim and k._dtype.category != dtypes.FLOAT:
+            return True  # a 0-d integer or bool tensor: torch indexes through a view
     return False
 
 

@@ -290,6 +290,8 @@ def amin(input, dim=(), keepdim=False):
 @export(torch=("argmax",), tensor=("argmax",))
 def argmax(input, dim=None, keepdim=False):
     x = input._data
+    if input._dtype is dtypes.bool_:
+        raise RuntimeError("argmax(): does not support bool input")
     if dim is None:
         return Tensor._make(np.asarray(np.argmax(x), dtype=np.int64))
     return Tensor._make(np.asarray(np.argmax(x, axis=wrap_dim(dim, x.ndim), keepdims=keepdim), dtype=np.int64))
@@ -298,6 +300,8 @@ def argmax(input, dim=None, keepdim=False):
 @export(torch=("argmin",), tensor=("argmin",))
 def argmin(input, dim=None, keepdim=False):
     x = input._data
+    if input._dtype is dtypes.bool_:
+        raise RuntimeError("argmin(): does not support bool input")
     if dim is None:
         return Tensor._make(np.asarray(np.argmin(x), dtype=np.int64))
     return Tensor._make(np.asarray(np.argmin(x, axis=wrap_dim(dim, x.ndim), keepdims=keepdim), dtype=np.int64))
@@ -330,6 +334,9 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """Vector p-norm (LinalgVectorNormBackward0, torch 2.13). p = 2 ("fro") by default."""
     if p == "fro" or p is None:
         p = 2
+    if input._dtype.category != dtypes.FLOAT:
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {_type_name(input._dtype)}")
     x = input._data
     dims = _dims(dim, x.ndim) if dim is not None else None
     if p == float("inf"):
