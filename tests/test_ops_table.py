@@ -153,6 +153,8 @@ spec("round_decimals", shapes=unary(), nondiff=True, gradcheck=False)(lambda L, 
 spec("clamp", shapes=unary(), domains=(NZ,), gradgrad=False)(lambda L, a: a.clamp(-0.7, 0.9))
 spec("clamp_min", shapes=unary(), domains=(NZ,), gradgrad=False)(lambda L, a: a.clamp(min=0.15))
 spec("clamp_max", shapes=unary(), domains=(NZ,), gradgrad=False)(lambda L, a: a.clamp(max=0.15))
+spec("clamp_tensor", shapes=fixed_shapes((3, 4), (4,), (3, 1)), domains=(ANY, ANY, ANY), gradgrad=False)(
+    lambda L, a, lo, hi: L.t.clamp(a, lo - 0.5, hi + 0.5))
 spec("maximum", shapes=binary(), domains=(ANY, ANY), gradgrad=False)(lambda L, a, b: L.t.maximum(a, b))
 spec("minimum", shapes=binary(), domains=(ANY, ANY), gradgrad=False)(lambda L, a, b: L.t.minimum(a, b))
 spec("where", shapes=binary(), domains=(NZ, ANY))(lambda L, a, b: L.t.where(a > 0, a, b))

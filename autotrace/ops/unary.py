@@ -184,6 +184,8 @@ def clamp(input, min=None, max=None):
     min ≤ x ≤ max, bounds included."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return _clamp_tensor(input, min, max)
     lo, hi = _num(min), _num(max)
     x = input._data
     out = x
@@ -193,6 +195,46 @@ def clamp(input, min=None, max=None):
         out = np.minimum(out, x.dtype.type(hi))
     out = np.asarray(out, dtype=x.dtype)
     return make(CLAMP, out, (input,), save={"self": input, "min": lo, "max": hi})
+
+
+@op("clamp_tensor", "ClampBackward0", ("self", "min", "max"),
+    vjp={"self": "where(min <= self <= max, grad, 0)",
+         "min": "where(self < min and min <= max, grad, 0)",
+         "max": "where(max(self, min) > max, grad, 0)"},
+    local={"self": "1 if min ≤ self ≤ max else 0", "min": "1 if self < min ≤ max else 0",
+           "max": "1 if max < max(self, min) else 0"})
+def CLAMP_TENSOR(ctx, g):
+    x, lo, hi = ctx.self, ctx.min, ctx.max
+    z = zeros_like_grad(g)
+    keep = None
+    if lo is not None:
+        keep = x >= lo
+    if hi is not None:
+        keep = (x <= hi) if keep is None else keep & (x <= hi)
+    gx = where(keep, g, z) if ctx.needs(0) else None
+    gmin = gmax = None
+    if lo is not None and ctx.needs(1):
+        below = x < lo if hi is None else (x < lo) & (lo <= hi)
+        gmin = where(below, g, z)
+    if hi is not None and ctx.needs(2):
+        above = x > hi if lo is None else (x > hi) | (lo > hi)
+        gmax = where(above, g, z)
+    return gx, gmin, gmax
+
+
+def _clamp_tensor(input, min, max):
+    """clamp with tensor bounds (ClampBackward0, three edges: self, min, max; a missing bound
+    is (None, 0)); bounds broadcast against the input, as in torch 2.13."""
+    lo = as_tensor_arg(min) if min is not None else None
+    hi = as_tensor_arg(max) if max is not None else None
+    dt = dtypes.result_type([t for t in (input, lo, hi) if t is not None])
+    out = input._data.astype(dt.np, copy=False)
+    if lo is not None:
+        out = np.maximum(out, lo._data.astype(dt.np, copy=False))
+    if hi is not None:
+        out = np.minimum(out, hi._data.astype(dt.np, copy=False))
+    return make(CLAMP_TENSOR, np.asarray(out, dtype=dt.np), (input, lo, hi),
+                save={"self": input, "min": lo, "max": hi}, dtype=dt)
 
 
 @export(torch=("clamp_min",), tensor=("clamp_min",))
