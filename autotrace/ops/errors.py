@@ -72,3 +72,9 @@ def invalid_arguments(name, args, kwargs, signatures) -> TypeError:
     lines = "".join(f" * ({s})\n" for s in signatures)
     return TypeError(f"{name}() received an invalid combination of arguments - got ({', '.join(got)}), "
                      f"but expected one of:\n{lines}")
+
+
+def type_str(dtype) -> str:
+    """How torch names a tensor's type in ``expand(...)`` errors: ``torch.FloatTensor``,
+    but ``CPUBoolType`` for bool (no legacy BoolTensor type object)."""
+    return "CPUBoolType" if dtype.name == "bool" else f"torch.{dtype.legacy}"

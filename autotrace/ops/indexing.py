@@ -12,6 +12,7 @@ from ..node import Node, SavedTensor
 from ..tensor import Tensor, wrap_dim
 from . import OPERANDS, as_tensor_arg, check_inplace, export, make, op
 from .shape import _view_of, sum_to, unsqueeze
+from .errors import type_str
 
 
 @op("select", "SelectBackward0", ("self",), vjp={"self": "zeros(self.sizes()) with grad at [index] along dim"},
@@ -257,6 +258,9 @@ def setitem(input, key, value):
         raise
     k = _numpy_key(input, key)
     src = value if isinstance(value, Tensor) else None
+    if src is not None and src._dtype is not input._dtype and _is_advanced_key(key) and not _masked_fill_key(key, src):
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{input._dtype.legacy[:-6]} for the destination and {src._dtype.legacy[:-6]} for the source.")
     v = value._data if isinstance(value, Tensor) else value
     try:
         input._data[k] = v
@@ -286,14 +290,26 @@ def setitem(input, key, value):
         input._requires_grad = True
 
 
+def _is_advanced_key(key) -> bool:
+    """Whether torch's ``x[key] = v`` is an index_put (a list or a tensor index that is
+    not a 0-d integer tensor, which indexes as an int)."""
+    return any(isinstance(k, (list, tuple)) or (isinstance(k, Tensor) and (k._data.ndim or k._dtype is dtypes.bool_))
+               for k in (key if isinstance(key, tuple) else (key,)))
+
+
+def _masked_fill_key(key, src) -> bool:
+    """``x[mask] = 0-d value`` is a masked_fill in torch, which casts the value."""
+    return not src._data.ndim and any(isinstance(k, Tensor) and k._dtype is dtypes.bool_ and k._data.ndim > 0
+                                      for k in (key if type(key) is tuple else (key,)))
+
+
 def _setitem_check(input, key, value, inplace_error=False):
     """On an error path of ``x[key] = value``: raise torch's error for a bad index (as
     ``x[key]`` reads it) or a value that does not fit — ``expand(...)`` errors when the
     key is basic (torch copies into a view), index_put's shape mismatch when advanced.
     With ``inplace_error`` (the in-place check failed), index_put's own checks of an
     advanced key come after it, as in torch."""
-    advanced = any(isinstance(k, (list, tuple)) or (isinstance(k, Tensor) and (k._data.ndim or k._dtype is dtypes.bool_))
-                   for k in (key if isinstance(key, tuple) else (key,)))  # a 0-d integer tensor indexes as an int
+    advanced = _is_advanced_key(key)
     was = grad_mode.enabled
     grad_mode.enabled = False
     try:
@@ -319,7 +335,7 @@ def _setitem_check(input, key, value, inplace_error=False):
         return
     if len(vs) > len(target):
         raise RuntimeError(
-            f"expand(torch.{value._dtype.legacy}{{[{', '.join(map(str, vs))}]}}, size=[{', '.join(map(str, target))}]): "
+            f"expand({type_str(value._dtype)}{{[{', '.join(map(str, vs))}]}}, size=[{', '.join(map(str, target))}]): "
             f"the number of sizes provided ({len(target)}) must be greater or equal to the number of dimensions "
             f"in the tensor ({len(vs)})")
     off = len(target) - len(vs)

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import dtypes, grad_mode
 from ..tensor import Tensor, wrap_dim
+from .errors import type_str
 from . import export, make, make_multi, op
 
 
@@ -171,7 +172,7 @@ def expand(input, *sizes):
     x = input._data
     if len(sizes) < x.ndim:
         raise RuntimeError(
-            f"expand(torch.{input._dtype.legacy}{{[{', '.join(map(str, x.shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
+            f"expand({type_str(input._dtype)}{{[{', '.join(map(str, x.shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
             "the number of sizes provided (%d) must be greater or equal to the number of dimensions in the tensor (%d)"
             % (len(sizes), x.ndim))
     lead = len(sizes) - x.ndim
