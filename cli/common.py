@@ -42,6 +42,8 @@ class ScriptSource:
 
 def fail_usage(message: str) -> "typer.Exit":
     err = console(stderr=True)
+    if not message.isprintable():
+        message = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in message)
     err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(EXIT_USAGE)
 

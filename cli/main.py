@@ -69,6 +69,15 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         sys.exit(130)
+    except BrokenPipeError:
+        _quiet_stdout()
+        sys.exit(common.EXIT_SCRIPT)  # as Python's own tools do when the reader goes away
+    except OSError as e:
+        if not _is_stdout_error(e):
+            raise
+        _quiet_stdout()
+        sys.stderr.write(f"autotrace: cannot write the output: {e.strerror or e}\n")
+        sys.exit(common.EXIT_SCRIPT)
     except Exception:
         import traceback
         traceback.print_exc()
@@ -76,6 +85,25 @@ def main() -> None:
             "autotrace: internal error (a bug in autotrace, not in your script). "
             "Please report it with the script that triggered it.\n")
         sys.exit(common.EXIT_INTERNAL)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _is_stdout_error(e: OSError) -> bool:
+    """Whether ``e`` is a failure to write the output (a full disk, a closed pipe); files
+    the commands write themselves report their own errors before this."""
+    import errno
+
+    return e.errno in (errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EDQUOT)
 
 
 if __name__ == "__main__":

@@ -57,3 +57,27 @@ def test_graph_to_dev_full_fails_cleanly():
     assert "No space left on device" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+def test_output_that_cannot_be_written_is_a_clean_failure():
+    if not os.path.exists("/dev/full"):
+        pytest.skip("needs /dev/full (Linux)")
+    import subprocess
+
+    from helpers import autotrace_cmd
+
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(autotrace_cmd() + ["run", str(SCENARIOS / "seed1_mul_sum.py")],
+                              stdout=full, stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 1
+    assert "cannot write the output: No space left on device" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_control_characters_never_reach_the_terminal(tmp_path):
+    script = tmp_path / "esc.py"
+    script.write_text('raise ValueError("\\x1b[31mred\\x07")\n', encoding="utf-8")
+    proc = run_cli("run", script.name, cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "\x1b" not in proc.stderr and "\x07" not in proc.stderr
+    assert "\\x1b[31mred\\x07" in proc.stderr

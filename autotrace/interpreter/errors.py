@@ -180,6 +180,8 @@ def format_error(filename: str, source: str, error: ScriptError) -> str:
     shown as a window around the column. No trailing newline.
     """
     head = f"{error.type}: {error.message}" if error.message else error.type
+    head = _printable(head, 0, 0)[0]
+    filename = _printable(filename, 0, 0)[0]
     if error.line is None:
         return f"{filename}: error: {head}"
     if error.column is None:
