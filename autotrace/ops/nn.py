@@ -283,7 +283,7 @@ def NLL_LOSS(ctx, g):
     coef = ctx.coef  # constant array: -w[t] / total at target positions
     if ctx.reduction == "none" and g.ndim > 0:
         g = g.unsqueeze(1) if coef.ndim > 1 else g
-    return (g * _const(coef),)
+    return (_at_targets(g, coef),)
 
 
 @op("nll_loss2d", "NllLoss2DBackward0", ("self",),
@@ -293,7 +293,16 @@ def NLL_LOSS2D(ctx, g):
     coef = ctx.coef
     if ctx.reduction == "none":
         g = g.unsqueeze(1)
-    return (g * _const(coef),)
+    return (_at_targets(g, coef),)
+
+
+def _at_targets(g, coef):
+    """``g * coef`` at the target positions and +0 elsewhere: torch's nll_loss_backward
+    writes into zeros, so a non-target gradient is never -0 (which would print as -0.)."""
+    from .unary import where, zeros_like_grad
+
+    prod = g * _const(coef)
+    return where(_const(coef != 0), prod, zeros_like_grad(prod))
 
 
 def _nll_coef(x, t, w, ignore_index, reduction):
