@@ -33,7 +33,8 @@ class Options:
 
 def parse_set(text: str):
     """``NAME=VALUE`` → (name, nested Python numbers). VALUE is a number or a (nested)
-    list of numbers, as in ``--set "w=[[1,2],[3,4]]"``."""
+    list of numbers, as in ``--set "w=[[1,2],[3,4]]"``; ``nan``, ``inf`` and ``-inf`` are
+    accepted as numbers."""
     if "=" not in text:
         raise UsageError(f"--set expects NAME=VALUE, got {text!r}")
     name, _, value = text.partition("=")
@@ -41,12 +42,38 @@ def parse_set(text: str):
     if not name.isidentifier() or name.startswith("__"):
         raise UsageError(f"--set: {name!r} is not a valid variable name")
     try:
-        parsed = ast.literal_eval(value.strip())
+        parsed = _literal(value.strip())
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         raise UsageError(f"--set {name}: {value.strip()!r} is not a number or a list of numbers") from None
     if not _numeric(parsed):
         raise UsageError(f"--set {name}: {value.strip()!r} is not a number or a list of numbers")
     return name, parsed
+
+
+_SPECIAL = {"nan": float("nan"), "inf": float("inf")}
+
+
+def _literal(text: str):
+    """A Python literal where the names nan and inf stand for those floats."""
+    tree = ast.parse(text, mode="eval")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            if node.id not in _SPECIAL:
+                raise ValueError(node.id)
+    return _value(tree.body)
+
+
+def _value(node):
+    if isinstance(node, ast.Name):
+        return _SPECIAL[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        v = _value(node.operand)
+        return -v if isinstance(node.op, ast.USub) else v
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_value(e) for e in node.elts]
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return node.value
+    raise ValueError("not a number")
 
 
 def _numeric(v) -> bool:
@@ -88,7 +115,12 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         e = rejected.error
         return Trace(script=filename, source=text, stdout="", error=_error_dict(e))
 
-    parsed_sets = dict(parse_set(s) for s in sets)
+    parsed_sets = {}
+    for item in sets:
+        name, value = parse_set(item)
+        if name in parsed_sets:
+            raise UsageError(f"--set {name} is given twice")
+        parsed_sets[name] = value
     free = free_names(program)
     unused = [n for n in parsed_sets if n not in free]
     if unused:
@@ -112,7 +144,8 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         predefined = {}
         for name, value in parsed_sets.items():
             try:
-                t = creation.tensor(value, dtype=dtypes.float32, requires_grad=True)
+                with np.errstate(all="ignore"):  # 1e40 becomes inf in float32, silently as in torch
+                    t = creation.tensor(value, dtype=dtypes.float32, requires_grad=True)
             except (ValueError, TypeError, RuntimeError) as e:
                 raise UsageError(f"--set {name}: not a tensor: {e} (rows of a nested list must have equal "
                                  "lengths)") from None

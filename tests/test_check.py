@@ -417,3 +417,14 @@ def test_width_wraps_console_output():
     assert r.returncode == 0
     assert max(len(line) for line in r.stdout.splitlines()) <= 50 < max(len(line) for line in wide.splitlines())
     assert r.stdout == run_cli(*args, "--width", "50").stdout
+
+
+def test_set_accepts_nan_and_inf_and_refuses_repeats():
+    r = run_cli("run", "-e", "print(x)", "--set", "x=[1, nan, -inf]", "--no-color")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0] == "tensor([1., nan, -inf], requires_grad=True)"
+    r = run_cli("run", "-e", "print(x)", "--set", "x=1", "--set", "x=2")
+    assert r.returncode == 2 and "--set x is given twice" in r.stderr
+    r = run_cli("run", "-e", "print(x)", "--set", "x=1e40", "--no-color")
+    assert r.returncode == 0 and r.stderr == ""
+    assert r.stdout.splitlines()[0] == "tensor(inf, requires_grad=True)"
