@@ -317,18 +317,85 @@ def nid(i) -> str:
     return f"n{i}"
 
 
+_SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def _where_made(n) -> str:
+    """The source of a node: its statement when it made a variable (y = x * x), else its
+    expression (y * y)."""
+    if n.var_name and n.statement:
+        return n.statement
+    return n.text or n.statement or n.name
+
+
+def _count_word(k: int) -> str:
+    return text("label.both") if k == 2 else text("label.all_n", count=k)
+
+
+def _sub(k: int) -> str:
+    return str(k).translate(_SUBSCRIPT)
+
+
 class _Graph:
     """Labels and values of the recorded nodes, with operands recovered from the source."""
 
     def __init__(self, trace):
         self.trace = trace
         self.nodes = trace.nodes
-        # a leaf is called by the first script variable that still holds it (x in
-        # ``y = x``), not by the last name it was bound to
-        self.leaf_names = {}
+        # a leaf is called by the name the tensor got first (NodeRecord.var_name: x, or
+        # model.0.weight for a module's parameter), not by a variable bound later (a loop's
+        # ``p``); when that first name now holds another tensor (``x = x * 2``), by the first
+        # script variable that still holds the leaf
+        holders = {}
         for name, v in trace.variables.items():
             if v.kind == "tensor" and v.is_leaf and v.node is not None:
-                self.leaf_names.setdefault(v.node, name)
+                holders.setdefault(v.node, name)
+        self.leaf_names = {}
+        for n in self.nodes:
+            if not n.is_leaf:
+                continue
+            first = n.var_name
+            if first:
+                cur = trace.variables.get(first)
+                if cur is not None and cur.node != n.id and n.id in holders:
+                    first = holders[n.id]
+                self.leaf_names[n.id] = first
+            elif n.id in holders:
+                self.leaf_names[n.id] = holders[n.id]
+        # nodes made inside one call (a module's forward, ``1 / x``) share its source text:
+        # all but the call's own output are called by their op and an index (addmm₁)
+        self.inner = {}
+        groups = {}
+        for n in self.nodes:
+            if not n.is_leaf and n.text:
+                groups.setdefault((n.line, n.col, n.text), []).append(n.id)
+        for key, ids in groups.items():
+            if len(ids) < 2:
+                continue
+            members = set(ids)
+            # one call's nodes feed each other; the same line run again (a loop) makes a
+            # separate group of nodes with the same text, numbered on its own
+            comp = {i: i for i in ids}
+
+            def find(i):
+                while comp[i] != i:
+                    comp[i] = comp[comp[i]]
+                    i = comp[i]
+                return i
+            consumed = set()
+            for i in ids:
+                for t, _ in self.nodes[i].inputs:
+                    if t in members:
+                        consumed.add(t)
+                        comp[find(t)] = find(i)
+            counts = {}
+            for i in ids:
+                if i not in consumed or self.nodes[i].var_name:
+                    continue
+                op = getattr(self.nodes[i].op, "name", None) or self.nodes[i].name.replace("Backward0", "").lower()
+                c = counts.setdefault(find(i), {})
+                c[op] = c.get(op, 0) + 1
+                self.inner[i] = (f"{op}{_sub(c[op])}", key[2])
 
     def node(self, i):
         return self.nodes[i] if i is not None and 0 <= i < len(self.nodes) else None
@@ -338,11 +405,13 @@ class _Graph:
         if n is None:
             return "?"
         if n.is_leaf:
-            # a leaf no script variable names (a module's parameter): called by its node id,
-            # so two such leaves never share a label
-            return self.leaf_names.get(i) or n.var_name or text("label.unnamed_leaf", node=nid(i))
+            # a leaf no name reaches (a module's parameter bound to no variable): called by
+            # its node id, so two such leaves never share a label
+            return self.leaf_names.get(i) or text("label.unnamed_leaf", node=nid(i))
         if n.var_name:
             return n.var_name
+        if i in self.inner:
+            return self.inner[i][0]
         if n.text:
             return _paren(n.text)
         return n.name
@@ -377,6 +446,10 @@ class _Graph:
             pair = [seg(left), seg(right)]
             if op.name in ("rsub_scalar",):
                 return {names[0]: pair[1]} if names else None
+            if isinstance(tree.op, ast.Div) and op.name == "mul":
+                # ``1 / x`` runs reciprocal(x) then a multiplication by the number: only the
+                # number is an operand of the source; the other input is the reciprocal
+                return {names[1]: pair[0]} if _is_number(left) and len(names) > 1 else None
             if _is_number(left) and not _is_number(right) and op.name not in ("pow_scalar_base",):
                 pair.reverse()
             if op.name == "pow_scalar_base":
@@ -390,13 +463,21 @@ class _Graph:
             args = [seg(a) for a in tree.args]
             kw = {k.arg: seg(k.value) for k in tree.keywords if k.arg}
             f = tree.func
-            if isinstance(f, ast.Attribute) and not _is_module(f.value):
+            method = isinstance(f, ast.Attribute) and not _is_module(f.value)
+            if op.name == "where":
+                # torch.where(condition, self, other) / self.where(condition, other): the
+                # condition is no input edge of WhereBackward0
+                args = ([seg(f.value)] + args[1:]) if method else args[1:]
+                kw.pop("condition", None)
+            elif method:
                 args = [seg(f.value)] + args
+            if "input" in kw and names and not method:
+                args = [kw.pop("input")] + args
             out = dict(zip(names, args))
             if op.name == "pow" and len(args) >= 2:
                 out["exponent"] = args[1]
             for k, v in kw.items():
-                if k in ("exponent", "other", "alpha"):
+                if k in ("exponent", "other", "alpha") or k in names:
                     out[k] = v
             return out
         return None
@@ -521,12 +602,17 @@ class _Explainer:
             seed_text = text("seed.scalar", root=root)
         else:
             seed_text = text("seed.vector", root=root, shape=list(shape), value=fmt(seed), v=self.vsym)
-        if p.steps and p.retain_graph:
+        if implicit_of is not None:
+            seed_text += " " + text("seed.implicit_of", root=implicit_of)
+        elif p.steps and p.retain_graph:
             seed_text += " " + text("seed.retain")
         out = Pass(number=number, kind=p.kind, line=p.line, statement=p.text, root=root,
                    root_shape=shape, seed=seed, seed_text=seed_text, retain_graph=bool(p.retain_graph),
                    implicit=implicit_of is not None, error=p.error)
         self._root = root
+        # with a gradient= vector v every gradient of the pass is vᵀ·∂root/∂t, not ∂root/∂t
+        self._pre = f"{self.vsym}·" if seed is not None and not implicit else ""
+        self._seed_root = root_id
         self._factors = {}
         for k, s in enumerate(p.steps):
             out.steps.append(self.explain_step(s, k + 1, root_id, seed, p, failed=bool(p.error) and k == len(p.steps) - 1))
@@ -545,16 +631,26 @@ class _Explainer:
         n = g.node(s.node)
         label = g.label(s.node)
         upstream = s.grad_in[0] if s.grad_in else None
-        if n is not None and n.is_leaf:
-            up_sym = f"∂{self._root}/∂{label}"
+        if s.node == root_id and self._pre:
+            up_sym = text("label.seed_vector", v=self.vsym)
         else:
-            up_sym = f"∂{self._root}/∂{label}"
+            up_sym = self._d(label)
         step = Step(number=number, node=nid(s.node), node_name=n.name if n else "?", line=n.line if n else None,
                     statement=n.statement if n else None, expr=n.text if n else None, output=label,
                     shape=tuple(n.shape or ()) if n else (), value=g.value(s.node), upstream=upstream,
                     upstream_symbol=up_sym, failed=failed)
         if s.fan_in:
-            step.fan_in = [(g.label(src) if src is not None else text("label.seed"), v) for src, v in s.fan_in]
+            srcs = [src for src, _ in s.fan_in]
+            step.fan_in = []
+            for src, v in s.fan_in:
+                if src is None:
+                    lab = text("label.seed")
+                elif srcs.count(src) > 1:
+                    sn = g.node(src)
+                    lab = text("label.inputs_of", count=_count_word(srcs.count(src)), stmt=_where_made(sn) if sn else g.label(src))
+                else:
+                    lab = g.label(src)
+                step.fan_in.append((lab, v))
         if n is None:
             return step
         if n.is_leaf:
@@ -571,6 +667,8 @@ class _Explainer:
             if not (g.leaf_names.get(s.node) or n.var_name):
                 step.remark = text("step.unnamed_leaf", leaf=label, shape=list(n.shape or ()), line=n.line) + " " + step.remark
             return step
+        if s.node in g.inner:
+            step.remark = text("step.inner", label=label, node=n.name, expr=g.inner[s.node][1])
         if failed:
             step.remark = text("step.not_reached")
             return step
@@ -607,6 +705,13 @@ class _Explainer:
                     except (ValueError, IndexError):
                         pass
             step.edges.append(edge)
+        tids = [tid for tid, _ in n.inputs if tid is not None]
+        for tid in set(tids):
+            if tids.count(tid) > 1:
+                first = next(e for e in step.edges if e.target_node == nid(tid))
+                extra = text("step.same_input", target=first.target, count=_count_word(tids.count(tid)),
+                             stmt=_where_made(n))
+                first.note = f"{first.note} {extra}" if first.note else extra
         return step
 
     def describe_edge(self, step, n, op, operands, edge, upstream, go, i):
@@ -668,19 +773,19 @@ class _Explainer:
                 count = int(np.prod(go.shape)) // max(1, int(np.prod(np.shape(upstream)))) if go is not None and upstream is not None else "N"
                 edge.rule = text("rule.mean", out=out, target=edge.target, shape=tshape, n=count)
         elif opname in MATRIX and rule_text and "∂" in rule_text:
-            edge.rule = text("step.matrix", rule=rule_text.replace("L", self._root))
+            edge.rule = text("step.matrix", rule=rule_text.replace("∂L/", f"{self._pre}∂{self._root}/"))
         elif opname in MATRIX:
             vjp = self._substitute(op.vjp.get(name, ""), {k: v for k, v in labels.items() if k in ("alpha", "beta")})
-            vjp = re.sub(r"\bgrad\b", f"∂{self._root}/∂{out}", vjp, flags=re.ASCII).replace("self's", f"{edge.target}'s")
-            edge.rule = f"∂{self._root}/∂{edge.target} = {vjp}"
+            vjp = re.sub(r"\bgrad\b", self._d(out), vjp, flags=re.ASCII).replace("self's", f"{edge.target}'s")
+            edge.rule = f"{self._d(edge.target)} = {vjp}"
         elif rule_text is not None or (getattr(op, "vjp", None) and name in op.vjp):
             vjp = op.vjp.get(name, "")
             r = rule_text if rule_text not in (None, "1") else None
             attrs = {k: labels[k] for k in ("self", "index") if k in labels}
             if "dim" in labels:
                 attrs["dim"] = f"dim {labels['dim']}"
-            vjp = re.sub(r"\bgrad\b", f"∂{self._root}/∂{out}", self._substitute(vjp, attrs), flags=re.ASCII)
-            edge.rule = f"∂{self._root}/∂{edge.target} = {vjp}"
+            vjp = re.sub(r"\bgrad\b", self._d(out), self._substitute(vjp, attrs), flags=re.ASCII)
+            edge.rule = f"{self._d(edge.target)} = {vjp}"
             if r:
                 edge.rule += f"   ({r})"
         # upstream · local = value
@@ -689,9 +794,13 @@ class _Explainer:
             if edge.local is not None:
                 loc = uniform(edge.local)
                 loc_s = fmt_num(loc) if loc is not None else fmt(edge.local)
-                edge.formula = f"∂{self._root}/∂{edge.target} = {_factor(up)} · {_factor(loc_s)} = {fmt(go)}"
+                edge.formula = f"{self._d(edge.target)} = {_factor(up)} · {_factor(loc_s)} = {fmt(go)}"
             else:
-                edge.formula = f"∂{self._root}/∂{edge.target} = {fmt(go)}"
+                edge.formula = f"{self._d(edge.target)} = {fmt(go)}"
+
+    def _d(self, target) -> str:
+        """The symbol of the gradient of this pass's output with respect to ``target``."""
+        return f"{self._pre}∂{self._root}/∂{target}"
 
     def _symbol_values(self, n, operands):
         g = self.g
@@ -770,9 +879,8 @@ class _Explainer:
             for path in paths[:MAX_PATHS]:
                 syms, nums, prod = [], [], None
                 for (a, i) in path:
+                    syms.append(self._path_sym(a, i, leaf, leaf_label))
                     na = g.node(a)
-                    tid = na.inputs[i][0]
-                    syms.append(f"∂{g.label(a)}/∂{g.label(tid) if tid != leaf else leaf_label}")
                     f = self._factors.get((a, i))
                     if f is None and na.op is not None and getattr(na.op, "name", "") in ("sum", "view", "unsafe_view", "squeeze", "unsqueeze", "expand", "squeeze_dim", "t", "transpose", "alias", "clone"):
                         f = np.ones((), dtype=np.float32)
@@ -797,7 +905,7 @@ class _Explainer:
                 if su is None:
                     ok = False
                     break
-                if su != 1:
+                if su != 1 or self._pre:
                     syms.insert(0, self.vsym)
                     nums.insert(0, _factor(fmt_num(su)))
                     prod = prod * su
@@ -806,21 +914,21 @@ class _Explainer:
                     nums.insert(0, "1")
                 totals.append(prod)
                 syms, nums = _elide(syms), _elide(nums)
-                formulas.append(f"∂{out.root}/∂{leaf_label} = " + " · ".join(syms) + " = " + " · ".join(nums)
+                formulas.append(f"{self._d(leaf_label)} = " + " · ".join(syms) + " = " + " · ".join(nums)
                                 + " = " + fmt_num(prod) if len(syms) > 1 else
-                                f"∂{out.root}/∂{leaf_label} = " + syms[0] + " = " + fmt_num(prod))
+                                f"{self._d(leaf_label)} = " + syms[0] + " = " + fmt_num(prod))
             if ok and paths and len(paths) <= MAX_PATHS:
                 total = None
                 tot = totals[0]
                 if len(totals) > 1:
                     tot = sum(totals[1:], totals[0])
-                    total = f"∂{out.root}/∂{leaf_label} = " + " + ".join(fmt_num(t) for t in totals) + " = " + fmt_num(tot)
-                    formulas = [f.replace(f"∂{out.root}/∂{leaf_label} = ", f"path {k + 1}: ", 1) for k, f in enumerate(formulas)]
+                    total = f"{self._d(leaf_label)} = " + " + ".join(fmt_num(t) for t in totals) + " = " + fmt_num(tot)
+                    formulas = [f.replace(f"{self._d(leaf_label)} = ", f"path {k + 1}: ", 1) for k, f in enumerate(formulas)]
                 matches = value is not None and bool(np.allclose(np.asarray(value, dtype=np.float64), float(tot), rtol=1e-5, atol=1e-6, equal_nan=True))
                 chains.append(Chain(leaf=leaf_label, paths=formulas, total=total, value=value, matches=matches,
                                     remark=text("chain.paths", count=len(paths), root=out.root, leaf=leaf_label) if len(paths) > 1 else None))
             else:
-                flows = []
+                finals = []
                 for path in paths[:MAX_PATHS]:
                     if not path:  # the pass starts at the leaf: its gradient is the seed
                         formulas.append(f"∂{out.root}/∂{leaf_label} = {self.vsym} = {fmt(out.seed)}  "
@@ -831,12 +939,47 @@ class _Explainer:
                         s = steps[a]
                         go = s.grads_out[i] if i < len(s.grads_out) else None
                         flow.append(fmt(go))
-                    syms = [f"∂{g.label(a)}/∂{g.label(g.node(a).inputs[i][0]) if g.node(a).inputs[i][0] != leaf else leaf_label}" for a, i in path]
-                    formulas.append(f"∂{out.root}/∂{leaf_label} = " + " · ".join(_elide(syms)) + "; "
-                                    + text("chain.flow", flow=" → ".join(_elide(flow))))
-                chains.append(Chain(leaf=leaf_label, paths=formulas[:MAX_PATHS], total=None, value=value, matches=None,
+                    finals.append(go)
+                    syms = [self._path_sym(a, i, leaf, leaf_label) for a, i in path]
+                    head = f"{self._d(leaf_label)} = "
+                    if self._pre:
+                        syms.insert(0, self.vsym)
+                    if len(syms) == 1 and syms[0].startswith(f"∂{out.root}/∂{leaf_label}"):
+                        # one step from the root: the chain is the local rule itself, not
+                        # "∂y/∂x = ∂y/∂x"
+                        body = syms[0] if syms[0] != f"∂{out.root}/∂{leaf_label}" else ""
+                        formulas.append((head + body + "; " if body else "") + text("chain.flow", flow=" → ".join(_elide(flow))))
+                    else:
+                        formulas.append(head + " · ".join(_elide(syms)) + "; "
+                                        + text("chain.flow", flow=" → ".join(_elide(flow))))
+                total = None
+                ends = [path[-1] for path in paths if path]
+                # a path's last gradient is its own contribution only when no other path
+                # ends on the same edge (x * x: yes; two paths merging before the leaf: no)
+                if (1 < len(paths) <= MAX_PATHS and len(ends) == len(paths) == len(set(ends))
+                        and all(f is not None for f in finals)):
+                    try:
+                        tot = sum(finals[1:], finals[0])
+                        total = f"{self._d(leaf_label)} = " + " + ".join(_factor(fmt(f)) for f in finals) + " = " + fmt(tot)
+                        formulas = [f"path {k + 1}: " + f.replace(f"{self._d(leaf_label)} = ", "", 1)
+                                    for k, f in enumerate(formulas)]
+                    except ValueError:
+                        total = None
+                chains.append(Chain(leaf=leaf_label, paths=formulas[:MAX_PATHS], total=total, value=value, matches=None,
                                     remark=text("chain.paths", count=len(paths), root=out.root, leaf=leaf_label) if len(paths) > 1 else None))
         return chains
+
+    def _path_sym(self, a, i, leaf, leaf_label) -> str:
+        """∂a/∂input for edge ``i`` of node ``a``; "(via other)" when the node takes that
+        input more than once (x * x)."""
+        g = self.g
+        na = g.node(a)
+        tid = na.inputs[i][0]
+        sym = f"∂{g.label(a)}/∂{g.label(tid) if tid != leaf else leaf_label}"
+        if sum(1 for t, _ in na.inputs if t == tid) > 1:
+            names = list(getattr(na.op, "inputs", ()) or ())
+            sym += " " + text("label.via", input=names[i] if i < len(names) else f"input {i}")
+        return sym
 
     def _paths(self, root, leaf, steps):
         """Every path root → leaf through executed nodes, as [(node, edge index)], without recursion."""

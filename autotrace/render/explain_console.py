@@ -62,7 +62,11 @@ def lines(ex: Explanation, all_steps: bool = False):
             if s.fan_in:
                 add(2, text("label.fan_in"), text("step.fan_in", target=s.output, count=len(s.fan_in)))
                 add(3, "", " + ".join(_term(fmt(v)) for _, v in s.fan_in) + " = " + fmt(s.upstream), "")
-                add(3, "", "(" + ", ".join(text("label.from", value=fmt(v), source=src) for src, v in s.fan_in) + ")", "dim")
+                groups = {}
+                for src, v in s.fan_in:
+                    groups.setdefault(src, []).append(v)
+                add(3, "", "(" + ", ".join(text("label.from", value=" + ".join(_term(fmt(v)) for v in vs), source=src)
+                                           for src, vs in groups.items()) + ")", "dim")
             if s.kind == "accumulate":
                 if s.before is not None or s.after is not None:
                     add(2, text("label.grad", leaf=s.output),
