@@ -15,7 +15,7 @@ import ast
 import builtins as _py
 
 #: deepest AST nesting accepted (Python's own parser stops at ~200 parentheses)
-MAX_DEPTH = 200
+MAX_DEPTH = 500
 
 #: names of the script-visible builtins (see builtins.BUILTINS; kept here so the parse
 #: phase does not import the run-time modules)
