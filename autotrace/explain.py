@@ -1034,7 +1034,10 @@ def _explain(trace, *, of, wrt, pass_number) -> Explanation:
     finals = {}
     for name, v in trace.variables.items():
         if v.kind == "tensor" and v.is_leaf and (v.requires_grad or v.grad is not None):
-            finals[name] = v.grad
+            # a loop's ``p`` holding a module's parameter is shown as that parameter
+            n = ex.g.node(v.node)
+            key = ex.g.label(v.node) if n is not None and n.is_leaf else name
+            finals.setdefault(key, v.grad)
     diags = diagnose(trace, passes, timeline, ex.g, wrt=wrt, of=of)
     notes = []
     if not trace.passes:
@@ -1387,33 +1390,54 @@ def _verify(trace, rerun, *, pass_number, of, h, limit, tol):
     if not root or root not in trace.variables:
         return Verification(k + 1, [], None, None, [text("verify.skipped", reason=text("verify.reason.root", number=k + 1))])
     seed = rec.seed[0] if rec.seed else None
+    # every float tensor the script binds by name goes to float64 with the moved one (moved
+    # by 0), so a float64 parameter meets float64 inputs in a matmul, which needs one dtype
+    along = {}
+    for n in trace.nodes:
+        if n.is_leaf and n.var_name and str(n.dtype or "").startswith(("float", "torch.float")):
+            along[n.var_name] = ((), 0.0)
+    for name, v in trace.variables.items():
+        if v.kind == "tensor" and v.is_leaf and str(v.dtype or "").startswith("float"):
+            along.setdefault(name, ((), 0.0))
     rows = []
     for s in rec.steps:
         n = g.node(s.node)
-        if n is None or not n.is_leaf or not (n.var_name or s.node in g.leaf_names):
-            continue
-        leaf = g.label(s.node)
-        v = trace.variables.get(leaf)
-        if v is None or v.kind != "tensor" or v.value is None:
+        if n is None or not n.is_leaf:
             continue
         analytic = s.grad_in[0] if s.grad_in else None
         if analytic is None:
             continue
-        size = v.value.size
+        leaf = g.label(s.node)
+        # the runner's perturb hook sees the name the tensor got first (a module's
+        # parameters: model.0.weight, from Module._on_bind)
+        key = n.var_name
+        value = g.value(s.node)
+        if not key or value is None:
+            notes.append(text("verify.cannot_perturb", leaf=leaf,
+                              reason=text("verify.reason.unnamed" if not key else "verify.reason.no_value")))
+            continue
+        value = np.asarray(value)
+        size = value.size
         if size > limit:
             notes.append(text("verify.too_big", leaf=leaf, count=size, limit=limit))
+        failed = None
         for flat in range(min(size, limit)):
-            idx = np.unravel_index(flat, v.value.shape) if v.value.ndim else ()
-            fp = _root_value(rerun({leaf: (idx, h)}), root)
-            fm = _root_value(rerun({leaf: (idx, -h)}), root)
+            idx = np.unravel_index(flat, value.shape) if value.ndim else ()
+            tp, tm = rerun({**along, key: (idx, h)}), rerun({**along, key: (idx, -h)})
+            fp, fm = _root_value(tp, root), _root_value(tm, root)
             if fp is None or fm is None:
-                continue
+                bad = next((t for t in (tp, tm) if t is not None and t.error), None)
+                failed = (f"{bad.error.get('type')}: {bad.error.get('message')}" if bad is not None
+                          else text("verify.reason.no_root", root=root))
+                break
             with np.errstate(all="ignore"):
                 d = (fp - fm) / (2 * h)
                 num = float(np.sum(d * seed.astype(np.float64))) if seed is not None else float(np.sum(d))
             a = float(np.asarray(analytic, dtype=np.float64)[idx] if analytic.ndim else analytic)
             rows.append(VerifyRow(leaf=leaf, index=tuple(int(i) for i in idx), analytic=a, numeric=num,
                                   error=abs(a - num)))
+        if failed is not None:
+            notes.append(text("verify.cannot_perturb", leaf=leaf, reason=text("verify.reason.rerun", error=failed)))
     if not rows:
         return Verification(k + 1, [], None, None, notes + [text("verify.skipped", reason=text("verify.reason.no_leaf"))])
     largest = max(rows, key=lambda r: (np.nan_to_num(r.error, nan=np.inf)))

@@ -192,6 +192,11 @@ EN: dict[str, str] = {
     "diag.error.other.fix": "See the line above; the message is PyTorch's own.",
 
     # -- verify --------------------------------------------------------------------------
+    "verify.cannot_perturb": "{leaf} is not checked: {reason}",
+    "verify.reason.unnamed": "no name reaches it, so the re-run cannot find it to move it.",
+    "verify.reason.no_value": "its value was not kept (tensor too large).",
+    "verify.reason.rerun": "the re-run with it moved failed ({error}).",
+    "verify.reason.no_root": "the re-run with it moved did not produce {root}.",
     "verify.intro": "Each element of each leaf is moved by ±h (h = {h}) in float64 and the script re-run; (f(x+h) − f(x−h)) / 2h is compared with autograd's gradient for pass {number}.",
     "verify.largest": "Largest error: {error} ({leaf}{index}).",
     "verify.ok": "Autograd agrees with the numeric derivative (tolerance {tol}).",

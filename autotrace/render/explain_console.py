@@ -165,11 +165,15 @@ def render(ex: Explanation, console, all_steps: bool = False) -> None:
                 table.add_row(r.leaf, _index(r.index), _g(r.analytic), _g(r.numeric), f"{r.error:.2e}")
             console.print(table)
             L = v.largest
-            console.print(Text(INDENT + text("verify.largest", error=f"{L.error:.2e}", leaf=L.leaf, index=_index(L.index, bracket=True))))
-            console.print(Text(INDENT + (text("verify.ok", tol="1e-3") if v.ok else text("verify.bad", tol="1e-3")),
-                               style="green" if v.ok else "red"))
+            _print_wrapped(console, Text(INDENT + text("verify.largest", error=f"{L.error:.2e}", leaf=L.leaf,
+                                                       index=_index(L.index, bracket=True))), len(INDENT), width)
+            ok = Text(INDENT)
+            ok.append(text("verify.ok", tol="1e-3") if v.ok else text("verify.bad", tol="1e-3"), style="green" if v.ok else "red")
+            _print_wrapped(console, ok, len(INDENT), width)
         for n in v.notes:
-            console.print(Text(INDENT + n, style="yellow"))
+            note = Text(INDENT)
+            note.append(n, style="yellow")
+            _print_wrapped(console, note, len(INDENT), width)
 
 
 def _term(s: str) -> str:

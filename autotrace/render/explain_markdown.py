@@ -3,6 +3,8 @@ spans — for a teacher to paste into notes or a slide."""
 
 from __future__ import annotations
 
+import re
+
 from ..explain import Explanation
 from ..messages import text
 from .explain_console import lines
@@ -10,6 +12,7 @@ from .explain_console import lines
 
 def render(ex: Explanation, all_steps: bool = False) -> str:
     out = [f"# {text('title', script=ex.script)}", ""]
+    fence = _fence(ex.stdout)
     in_code = False
     rows = list(lines(ex, all_steps))
     for k, (level, label, body, style) in enumerate(rows):
@@ -18,25 +21,25 @@ def render(ex: Explanation, all_steps: bool = False) -> str:
                 out.append("")
                 continue
             if in_code:
-                out.append("```")
+                out.append(fence)
                 in_code = False
             out.append("")
             continue
         if level == 0 and "bold" in style:
             if in_code:
-                out.append("```")
+                out.append(fence)
                 in_code = False
             out.append(f"## {body}")
             out.append("")
             continue
         if style == "dim" and level == 1 and not label:     # the script's printed output
             if not in_code:
-                out.append("```")
+                out.append(fence)
                 in_code = True
             out.append(body)
             continue
         if in_code:
-            out.append("```")
+            out.append(fence)
             in_code = False
         if level == 1 and not label and body == text("heading.chains"):
             out += [f"### {body}", ""]
@@ -59,7 +62,7 @@ def render(ex: Explanation, all_steps: bool = False) -> str:
         else:
             out.append(f"{indent}- {body}" if level >= 2 else body)
     if in_code:
-        out.append("```")
+        out.append(fence)
     v = ex.verification
     if v is not None:
         out += ["", f"## {text('heading.verify')}", ""]
@@ -77,6 +80,13 @@ def render(ex: Explanation, all_steps: bool = False) -> str:
         for n in v.notes:
             out.append(n)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _fence(printed: str) -> str:
+    """A code fence longer than any run of backticks in the script's printed output, so
+    a printed ``` does not close it."""
+    longest = max((len(m) for m in re.findall(r"`+", printed or "")), default=0)
+    return "`" * max(3, longest + 1)
 
 
 def _formula(s: str) -> bool:
