@@ -195,6 +195,6 @@ def _print_result(out, result):
         line.append(f" -> {result['golden']}")
     elif status == "error" and result.get("reason"):
         line.append(f": {result['reason']}")
-    out.print(line, highlight=False)
+    out.print(line, highlight=False, soft_wrap=True)
     for d in result["differences"]:
-        out.print(Text("  " + d["message"].replace("\n", "\n  ")), highlight=False)
+        out.print(Text("  " + d["message"].replace("\n", "\n  ")), highlight=False, soft_wrap=True)
