@@ -572,6 +572,33 @@ _SYMBOLS = ("self", "other", "exponent", "result", "tensor", "vec", "mat1", "mat
             "index", "dim", "min", "max", "negative_slope", "beta", "threshold")
 
 
+_LOCAL_NP = {
+    "sqrt": {"self": lambda v: 0.5 / np.sqrt(v["self"])},
+    "rsqrt": {"self": lambda v: -0.5 * np.power(v["self"], -1.5)},
+    "log": {"self": lambda v: 1.0 / v["self"]},
+    "log2": {"self": lambda v: 1.0 / (v["self"] * np.log(2.0))},
+    "log10": {"self": lambda v: 1.0 / (v["self"] * np.log(10.0))},
+    "reciprocal": {"self": lambda v: -1.0 / (v["self"] * v["self"])},
+    "div": {"self": lambda v: 1.0 / v["other"], "other": lambda v: -v["self"] / (v["other"] * v["other"])},
+    "mul": {"self": lambda v: v["other"], "other": lambda v: v["self"]},
+}
+
+
+def _local_np(opname, name, values, shape):
+    """The local derivative of an elementwise op from its rule and the forward values
+    (float64, broadcast to ``shape``), or None when a value is missing."""
+    f = _LOCAL_NP.get(opname, {}).get(name)
+    if f is None:
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            vals = {k: np.asarray(v, dtype=np.float64) for k, v in values.items()
+                    if k in ("self", "other") and v is not None}
+            return np.broadcast_to(f(vals), shape).astype(np.float64)
+    except (KeyError, ValueError, TypeError):
+        return None
+
+
 class _Explainer:
     def __init__(self, trace):
         self.trace = trace
@@ -734,6 +761,17 @@ class _Explainer:
                     and np.all(np.isfinite(upstream))):
                 edge.local = ratio.astype(go.dtype)
                 self._factors[(n.id, i)] = edge.local
+        if edge.local is None and go is not None and upstream is not None and opname in _LOCAL_NP:
+            # the ratio cannot be read where the upstream gradient is 0 or not finite (0 · inf
+            # behind a where): evaluate the rule, and keep it only if it gives the engine's numbers
+            local = _local_np(opname, name, values, go.shape)
+            if local is not None:
+                with np.errstate(all="ignore"):
+                    prod = np.broadcast_to(upstream, go.shape).astype(np.float64) * local
+                if np.allclose(prod, np.asarray(go, dtype=np.float64), rtol=1e-4, atol=1e-6, equal_nan=True) and \
+                        np.array_equal(np.isfinite(prod), np.isfinite(go)):
+                    edge.local = local.astype(go.dtype)
+                    self._factors[(n.id, i)] = edge.local
         exponent = _exponent(n, operands)
         if opname == "pow" and exponent is not None:
             e = exponent
@@ -1215,35 +1253,120 @@ def _explain_error(typ, msg, line, p, rec, trace, g, caught):
     return Diagnostic(kind=f"error.{kind}", severity="info" if caught else "error", line=line, title=title, why=why, fix=fix)
 
 
+NAN_ORIGINS = 4   # distinct places where nan/inf first appears, each with its own diagnostic
+
+_NAN_FIX = {"sqrt": "sqrt", "rsqrt": "sqrt", "log": "log", "log2": "log", "log10": "log",
+            "div": "div", "reciprocal": "div", "where": "where", "pow": "sqrt"}
+_SAFE_ARG = {"sqrt": "torch.sqrt", "rsqrt": "torch.rsqrt", "log": "torch.log", "log2": "torch.log2",
+             "log10": "torch.log10", "reciprocal": "torch.reciprocal"}
+
+
 def _nan_diagnostics(trace, passes, g):
+    """One diagnostic per place (node, pass) where nan/inf is born: an edge's gradient is
+    not finite at an element where the gradient arriving was finite. Passes that repeat an
+    earlier one (same steps, same numbers) and nodes already reported are skipped; at most
+    NAN_ORIGINS are reported, then one line says how many more there are."""
+    ex = _Explainer(trace)
+    out, seen, more = [], set(), 0
     for p, rec in zip(passes, trace.passes):
+        if p.same_as is not None:
+            continue
         for st, s in zip(p.steps, rec.steps):
             if st.kind != "node":
                 continue
             up = s.grad_in[0] if s.grad_in else None
-            if up is None or not np.all(np.isfinite(up)):
+            if up is None:
                 continue
             for e in st.edges:
                 if e.grad is None or np.all(np.isfinite(e.grad)):
                     continue
-                kind = "nan" if np.any(np.isnan(e.grad)) else "inf"
-                n = g.node(int(st.node[1:]))
-                opname = getattr(n.op, "name", "") if n is not None else ""
-                fix = {"sqrt": "sqrt", "rsqrt": "sqrt", "log": "log", "log2": "log", "log10": "log",
-                       "div": "div", "reciprocal": "div", "where": "where", "pow": "sqrt"}.get(opname, "generic")
-                detail = ""
-                vals = _Explainer(trace)._symbol_values(n, g.operands(n) or {}) if n is not None else {}
-                xv = vals.get("self")
-                if xv is not None:
-                    detail = f"{e.target} = {fmt(xv)}"
-                return [Diagnostic(
-                    kind="nan", severity="warning", line=st.line,
-                    title=text("diag.nan.title", kind=kind, node=st.node_name, line=st.line, expr=st.statement or st.expr,
-                               number=p.number),
-                    why=text("diag.nan.why", rule=(e.rule or "").split(" = ")[-1] or st.node_name, detail=detail or "-",
-                             target=e.target, kind=kind),
-                    fix=text(f"diag.nan.fix.{fix}"))]
-    return []
+                try:
+                    upb = np.broadcast_to(up, e.grad.shape)
+                except ValueError:
+                    upb = None
+                if upb is not None:
+                    born = ~np.isfinite(e.grad) & np.isfinite(upb)
+                else:
+                    born = ~np.isfinite(e.grad) if np.all(np.isfinite(up)) else np.zeros(e.grad.shape, bool)
+                if not np.any(born):
+                    continue
+                node_id = int(st.node[1:])
+                if node_id in seen:
+                    continue
+                seen.add(node_id)
+                if len(out) >= NAN_ORIGINS:
+                    more += 1
+                    continue
+                out.append(_nan_origin(trace, p, st, e, upb, born, node_id, g, ex))
+    if more:
+        out.append(Diagnostic(kind="nan.more", severity="info", line=None,
+                              title=text("diag.nan.more", count=more), why=None, fix=None))
+    return out
+
+
+def _nan_origin(trace, p, st, e, upb, born, node_id, g, ex):
+    kind = "nan" if np.any(np.isnan(e.grad[born])) else "inf"
+    n = g.node(node_id)
+    opname = getattr(n.op, "name", "") if n is not None else ""
+    fix = _NAN_FIX.get(opname, "generic")
+    vals = ex._symbol_values(n, g.operands(n) or {}) if n is not None else {}
+    xv = vals.get("self")
+    detail = f"{e.target} = {fmt(xv)}" if xv is not None else "-"
+    rule = (e.rule or "").split(" = ")[-1] or st.node_name
+    where = ", ".join(_index_str(i) for i in zip(*np.nonzero(born))) if born.ndim else ""
+    title = text("diag.nan.title", kind=kind, node=st.node_name, line=st.line, expr=st.statement or st.expr,
+                 number=p.number)
+    masked = upb is not None and bool(np.all(upb[born] == 0))
+    if masked:
+        local = e.local[born] if e.local is not None else None
+        lk = "inf" if local is not None and np.all(np.isinf(local)) else "nan" if local is not None and np.all(np.isnan(local)) else "inf or nan"
+        consumer = _consumer(p, st.node)
+        why = text("diag.nan.why_masked" if consumer == "where" else "diag.nan.why_zero",
+                   at=text("diag.nan.at", where=where) if where else "", rule=rule, detail=detail,
+                   local=lk, target=e.target, kind=kind,
+                   product=f"0 × {lk} = nan" if lk in ("inf", "nan") else "0 × inf = nan, 0 × nan = nan")
+        safe = _SAFE_ARG.get(opname)
+        arg = (g.operands(n) or {}).get("self") if n is not None else None
+        cond = _where_condition(g, p, st.node)
+        if consumer == "where" and safe and arg:
+            fixtext = text("diag.nan.fix.where_masked", fn=safe, arg=arg.strip(), cond=cond or "mask")
+        else:
+            fixtext = text("diag.nan.fix.where")
+        return Diagnostic(kind="nan", severity="warning", line=st.line, title=title, why=why, fix=fixtext)
+    why = text("diag.nan.why", rule=rule, detail=detail, target=e.target, kind=kind)
+    return Diagnostic(kind="nan", severity="warning", line=st.line, title=title, why=why,
+                      fix=text(f"diag.nan.fix.{fix}"))
+
+
+def _index_str(idx) -> str:
+    return "[" + ", ".join(str(int(i)) for i in idx) + "]"
+
+
+def _consumers(p, node):
+    return [s for s in p.steps if s.kind == "node" and any(e.target_node == node for e in s.edges)]
+
+
+def _consumer(p, node):
+    """"where" when a where/masked_fill passed this node its gradient (the zeros are the
+    mask), else None."""
+    for s in _consumers(p, node):
+        if s.node_name.startswith(("WhereBackward", "MaskedFillBackward")):
+            return "where"
+    return None
+
+
+def _where_condition(g, p, node):
+    """The condition's source text of the torch.where that consumes ``node``."""
+    for s in _consumers(p, node):
+        if not s.node_name.startswith("WhereBackward") or not s.expr:
+            continue
+        try:
+            tree = ast.parse(s.expr.strip(), mode="eval").body
+        except SyntaxError:
+            continue
+        if isinstance(tree, ast.Call) and tree.args:
+            return ast.get_source_segment(s.expr.strip(), tree.args[0])
+    return None
 
 
 def _accumulation_diagnostics(timeline, passes):

@@ -144,6 +144,21 @@ EN: dict[str, str] = {
     "diag.nonleaf_made.fix": "Make the final tensor the leaf: create it with requires_grad=True after the conversion (e.g. torch.randn(3, dtype=torch.float64, requires_grad=True)), or read .grad of the original leaf.",
     "diag.nan.title": "{kind} first appears at {node} (line {line}: {expr}) in backward pass {number}.",
     "diag.nan.why": "The upstream gradient was finite, but the local derivative {rule} is not finite at the values here ({detail}), so the gradient passed to {target} contains {kind}. Everything downstream inherits it.",
+    "diag.nan.at": " at {where}",
+    "diag.nan.why_masked": (
+        "The upstream gradient{at} is 0: torch.where did not select this branch there, so it "
+        "passes 0. But the local derivative {rule} is {local} at the values here ({detail}), "
+        "and the chain rule multiplies them: {product}. So the gradient "
+        "passed to {target} contains {kind}, although that element was never used. Everything "
+        "downstream inherits it."),
+    "diag.nan.why_zero": (
+        "The upstream gradient{at} is 0, but the local derivative {rule} is {local} at the "
+        "values here ({detail}), and the chain rule multiplies them: {product}. So the gradient passed to {target} contains {kind}. Everything downstream inherits it."),
+    "diag.nan.fix.where_masked": (
+        "Make the unselected branch safe before the op, so its derivative is finite everywhere: "
+        "{fn}(torch.where({cond}, {arg}, torch.ones_like({arg}))) inside the torch.where, or clamp "
+        "the input ({fn}({arg}.clamp_min(eps)))."),
+    "diag.nan.more": "nan/inf also first appears at {count} more place(s); the first ones are above.",
     "diag.nan.why_forward": "The forward value {expr} is already {kind} at line {line}.",
     "diag.nan.fix.sqrt": "sqrt'(0) = 1/(2·√0) = inf. Keep the argument away from 0: torch.sqrt(x + eps) or torch.sqrt(x.clamp_min(eps)).",
     "diag.nan.fix.log": "log'(0) = 1/0 = inf. Use torch.log(x + eps) or torch.log(x.clamp_min(eps)).",
