@@ -1456,16 +1456,46 @@ def _none_grad_diagnostics(trace, passes, g, wrt=None):
             continue
         if v.node is not None and v.node in reached:
             continue   # reached by autograd.grad only, or grad reset by the script
-        reason = _unused_reason(tree, name) if tree is not None else None
-        if reason is None and any(r.error for r in trace.passes):
-            reason = text("diag.none_grad.reason.failed")
-        if reason is None:
-            reason = text("diag.none_grad.reason.never_used" if v.node is None else "diag.none_grad.reason.off_path")
+        # what happened, in order: passes whose graph leads to the leaf failed; else no pass
+        # started from a tensor computed from it; the no_grad/detach reading of the source
+        # only when the graph shows the leaf cut off (in no graph, or in none a pass walked)
+        failed = [r for r in trace.passes if r.error and v.node is not None and v.node in _reach(g, r.roots)]
+        reason = None
+        if failed:
+            lines = [r.line for r in failed if r.line]
+            key = "diag.none_grad.reason.failed_lines" if len(lines) > 1 else "diag.none_grad.reason.failed_line"
+            reason = text(key, lines=_and_list([str(x) for x in lines])) if lines else text("diag.none_grad.reason.failed")
+        elif v.node is not None and any(v.node in _reach(g, r.roots) for r in trace.passes):
+            continue   # a pass reached it and the script reset .grad afterwards
+        else:
+            reason = _unused_reason(tree, name) if tree is not None else None
+            if reason is None:
+                reason = text("diag.none_grad.reason.never_used" if v.node is None else "diag.none_grad.reason.off_path")
         out.append(Diagnostic(kind="none_grad.unused", severity="warning", line=None,
                               title=text("diag.none_grad.title", leaf=name),
                               why=text("diag.none_grad.unused", leaf=name, reason=reason),
-                              fix=text("diag.none_grad.unused.fix", leaf=name)))
+                              fix=text("diag.none_grad.failed.fix" if failed else "diag.none_grad.unused.fix", leaf=name)))
     return out
+
+
+def _reach(g, roots) -> set:
+    """Ids of every recorded node the graph of ``roots`` leads to."""
+    seen, stack = set(), [r for r in roots or () if r is not None]
+    while stack:
+        i = stack.pop()
+        if i in seen:
+            continue
+        seen.add(i)
+        n = g.node(i)
+        if n is not None:
+            stack.extend(t for t, _ in n.inputs if t is not None and t not in seen)
+    return seen
+
+
+def _and_list(items) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _unused_reason(tree, name):
@@ -1475,7 +1505,17 @@ def _unused_reason(tree, name):
             ctx = " ".join(ast.unparse(i.context_expr) for i in node.items)
             if "no_grad" in ctx or "inference_mode" in ctx or "set_grad_enabled(False)" in ctx:
                 for stmt in node.body:
+                    inplace = set()
                     for sub in ast.walk(stmt):
+                        # x.add_(1), x -= lr * g: updating the leaf in place, not computing from it
+                        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and \
+                                sub.func.attr.endswith("_") and isinstance(sub.func.value, ast.Name):
+                            inplace.add(id(sub.func.value))
+                        if isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+                            inplace.add(id(sub.target))
+                    for sub in ast.walk(stmt):
+                        if id(sub) in inplace:
+                            continue
                         if isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Load):
                             return text("diag.none_grad.reason.no_grad", line=sub.lineno)
         if isinstance(node, ast.Attribute) and node.attr == "detach" and isinstance(node.value, ast.Name) and node.value.id == name:
