@@ -1563,6 +1563,7 @@ def _verify(trace, rerun, *, pass_number, of, h, limit, tol):
         if v.kind == "tensor" and v.is_leaf and str(v.dtype or "").startswith("float"):
             along.setdefault(name, ((), 0.0))
     rows = []
+    skipped = False
     for s in rec.steps:
         n = g.node(s.node)
         if n is None or not n.is_leaf:
@@ -1578,6 +1579,7 @@ def _verify(trace, rerun, *, pass_number, of, h, limit, tol):
         if not key or value is None:
             notes.append(text("verify.cannot_perturb", leaf=leaf,
                               reason=text("verify.reason.unnamed" if not key else "verify.reason.no_value")))
+            skipped = True
             continue
         value = np.asarray(value)
         size = value.size
@@ -1590,8 +1592,8 @@ def _verify(trace, rerun, *, pass_number, of, h, limit, tol):
             fp, fm = _root_value(tp, root), _root_value(tm, root)
             if fp is None or fm is None:
                 bad = next((t for t in (tp, tm) if t is not None and t.error), None)
-                failed = (f"{bad.error.get('type')}: {bad.error.get('message')}" if bad is not None
-                          else text("verify.reason.no_root", root=root))
+                failed = (text("verify.reason.rerun", error=f"{bad.error.get('type')}: {bad.error.get('message')}")
+                          if bad is not None else text("verify.reason.no_root", root=root))
                 break
             with np.errstate(all="ignore"):
                 d = (fp - fm) / (2 * h)
@@ -1600,8 +1602,11 @@ def _verify(trace, rerun, *, pass_number, of, h, limit, tol):
             rows.append(VerifyRow(leaf=leaf, index=tuple(int(i) for i in idx), analytic=a, numeric=num,
                                   error=abs(a - num)))
         if failed is not None:
-            notes.append(text("verify.cannot_perturb", leaf=leaf, reason=text("verify.reason.rerun", error=failed)))
+            notes.append(text("verify.cannot_perturb", leaf=leaf, reason=failed))
+            skipped = True
     if not rows:
+        if skipped:     # the leaves were found; the notes say why none could be checked
+            return Verification(k + 1, [], None, None, notes)
         return Verification(k + 1, [], None, None, notes + [text("verify.skipped", reason=text("verify.reason.no_leaf"))])
     largest = max(rows, key=lambda r: (np.nan_to_num(r.error, nan=np.inf)))
     ok = all(r.error <= tol * max(1.0, abs(r.analytic)) for r in rows)

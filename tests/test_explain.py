@@ -266,3 +266,154 @@ def test_wrt_and_pass_that_do_not_exist_are_usage_errors():
     assert proc.returncode == 2 and "no leaf tensor of the graph is named 'nope'" in proc.stderr
     proc = run_cli("explain", SCENARIOS / "seed2_power_rule.py", "--pass", "5")
     assert proc.returncode == 2 and "the script ran 1 backward pass" in proc.stderr
+
+
+# -- regressions from the tester's report ------------------------------------------------
+
+
+def explain_src(src, **kw):
+    return E.explain(E.run(src, "t.py"), **kw)
+
+
+def test_where_names_the_operand_without_grad_not_the_condition():
+    src = ("import torch\nx = torch.tensor([1.0, 4.0], requires_grad=True)\ns = torch.sqrt(x)\n"
+           "zz = torch.zeros(2)\ny = torch.where(x > 0, s, zz)\ny.sum().backward()\n")
+    out = render_text(explain_src(src))
+    assert "zz: does not require grad, so no gradient is computed for it" in out
+    assert "s: does not require grad" not in out
+    assert "to s: ∂(y.sum())/∂s = [1, 1] · 1 = [1, 1]" in out
+
+
+def test_keyword_operands_are_named():
+    src = ("import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\na = torch.tensor([0.5, 0.5])\n"
+           "b = torch.tensor([1.5, 1.5], requires_grad=True)\ny = torch.clamp(x, min=a, max=b)\ny.sum().backward()\n")
+    assert "a: does not require grad, so no gradient is computed for it" in render_text(explain_src(src))
+
+
+WHERE_NAN = ("import torch\nx = torch.tensor([-1.0, 4.0], requires_grad=True)\n"
+             "y = torch.where(x > 0, torch.sqrt(x), torch.zeros(2))\ny.sum().backward()\n")
+
+
+def test_where_nan_trap_shows_numbers_and_blames_zero_times_inf():
+    ex = explain_src(WHERE_NAN)
+    out = render_text(ex, width=200)
+    assert "with numbers: 1/(2·√[-1, 4]) = [nan, 0.25]" in out
+    assert "to x: ∂(y.sum())/∂x = [0, 1] · [nan, 0.25] = [nan, 0.25]" in out
+    d = [d for d in ex.diagnostics if d.kind == "nan"]
+    assert len(d) == 1
+    assert d[0].why == (
+        "The upstream gradient at [0] is 0: torch.where did not select this branch there, so it passes 0. "
+        "But the local derivative 1/(2·√x) is nan at the values here (x = [-1, 4]), and the chain rule "
+        "multiplies them: 0 × nan = nan. So the gradient passed to x contains nan, although that element "
+        "was never used. Everything downstream inherits it.")
+    assert d[0].fix == (
+        "Make the unselected branch safe before the op, so its derivative is finite everywhere: "
+        "torch.sqrt(torch.where(x > 0, x, torch.ones_like(x))) inside the torch.where, or clamp the input "
+        "(torch.sqrt(x.clamp_min(eps))).")
+    assert "was finite" not in d[0].why
+
+
+def test_each_nan_origin_gets_a_diagnostic():
+    src = ("import torch\nx = torch.tensor([0.0, 1.0], requires_grad=True)\n(x ** 2).sum().backward()\n"
+           "x.grad = None\ny = (1 / x).sum()\ny.backward()\nx.grad = None\nz = (x / x).sum()\nz.backward()\n")
+    d = [d for d in explain_src(src).diagnostics if d.kind == "nan"]
+    assert [x.title for x in d] == [
+        "inf first appears at ReciprocalBackward0 (line 5: y = (1 / x).sum()) in backward pass 2.",
+        "inf first appears at DivBackward0 (line 8: z = (x / x).sum()) in backward pass 3."]
+
+
+def test_none_grad_blames_the_failed_passes_not_a_later_no_grad_update():
+    src = (Path("/dev/null").read_text() +
+           "import torch\n\na = torch.tensor([1.0, 2.0], requires_grad=True)\nb = a * 2\nc = b ** 2\nb.add_(1)\n"
+           "d = c.sum()\n" + "print('.')\n" * 5 + "try:\n    d.backward()\nexcept RuntimeError as e:\n    print('failed')\n"
+           "e2 = (b * c).sum()\nprint('second')\nc.mul_(2)\ntry:\n    e2.backward()\nexcept RuntimeError as err:\n"
+           "    print('failed again')\nwith torch.no_grad():\n    a.add_(1)\nprint(a.grad)\n")
+    ex = explain_src(src)
+    assert [d.line for d in ex.diagnostics if d.kind.startswith("error")] == [14, 21]
+    d = [d for d in ex.diagnostics if d.kind == "none_grad.unused"][0]
+    assert d.why == ("a requires grad, but no backward pass reached it: the backward calls at lines 14 and 21, "
+                     "whose graph leads to it, failed (see the errors above), so no gradient arrived.")
+    assert "no_grad" not in d.why
+
+
+MODEL = ("import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\n"
+         "model = nn.Sequential(nn.Linear(2, 2), nn.Tanh(), nn.Linear(2, 1))\nx = torch.tensor([[1.0, 2.0]])\n"
+         "loss = model(x).sum()\nloss.backward()\nfor name, p in model.named_parameters():\n    print(name, p.grad)\n")
+
+
+def test_module_parameters_keep_their_names_and_inner_nodes_are_labelled():
+    ex = explain_src(MODEL)
+    out = render_text(ex, width=300)
+    assert "leaf p" not in out and "p.grad" not in out
+    assert "Step 3: AccumulateGrad  →  leaf model.2.bias" in out
+    assert ("∂loss/∂model.0.weight = ∂loss/∂(model(x)) · ∂(model(x))/∂tanh₁ · ∂tanh₁/∂addmm₁ · ∂addmm₁/∂t₁ · "
+            "∂t₁/∂model.0.weight;") in out
+    assert "tanh₁ is the result of TanhBackward0, one of the operations inside model(x)." in out
+    assert "∂(model(x))/∂(model(x))" not in out
+    assert list(ex.final_grads) == ["model.2.bias"]
+
+
+def test_x_times_x_fan_in_names_both_inputs():
+    src = "import torch\nx = torch.tensor(3.0, requires_grad=True)\ny = x * x\ny.backward()\n"
+    out = render_text(explain_src(src), width=200)
+    assert "(3 + 3 from both inputs of y = x * x)" in out
+    assert "path 1: ∂y/∂y · ∂y/∂x (via self) = 1 · 3 = 3" in out
+    assert "path 2: ∂y/∂y · ∂y/∂x (via other) = 1 · 3 = 3" in out
+    assert "∂y/∂x = 3 + 3 = 6" in out
+    src = ("import torch\nv = torch.tensor([1.0, 2.0], requires_grad=True)\ny = v * v\n"
+           "y.backward(gradient=torch.tensor([1.0, 1.0]))\n")
+    out = render_text(explain_src(src), width=200)
+    assert "∂y/∂v = ∂y/∂v" not in out
+    assert "u·∂y/∂v = [1, 2] + [1, 2] = [2, 4]" in out
+
+
+def test_gradient_vector_is_not_called_dy_dy():
+    src = ("import torch\nx = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\ny = x * 2\n"
+           "y.backward(gradient=torch.tensor([1.0, 0.1, 0.01]))\n")
+    out = render_text(explain_src(src), width=200)
+    assert "upstream: the gradient= vector v = [1, 0.1, 0.01]" in out
+    assert "local rule: ∂y/∂x = 2" in out
+    assert "to x: v·∂y/∂x = [1, 0.1, 0.01] · 2 = [2, 0.2, 0.02]" in out
+    assert "∂y/∂y = [1, 0.1, 0.01]" not in out
+
+
+def test_of_pass_is_the_one_explain_ran():
+    trace = trace_of(Path("<expr>"), sets=["x=[2.0, 3.0]"], of="z", source="z = (x*3).sum()\n")
+    p = E.explain(trace, of="z").passes[0]
+    assert p.seed_text.endswith("The script calls no backward(): this pass is the one explain ran from z "
+                                "(z.backward(retain_graph=True), so the script's graph is left as it was).")
+    assert "the saved tensors stay" not in p.seed_text
+
+
+def test_markdown_fence_is_longer_than_printed_backticks():
+    from autotrace.render import explain_markdown
+    src = "import torch\nx = torch.tensor(2.0, requires_grad=True)\nprint('```')\nprint('inside')\n(x * 3).backward()\n"
+    md = explain_markdown.render(explain_src(src))
+    assert "````\n```\ninside\n````\n" in md
+
+
+def test_verify_checks_module_parameters():
+    ex_trace = E.run(MODEL, "m.py")
+    v = E.verify(ex_trace, lambda perturb: E.run(MODEL, "m.py", perturb=perturb))
+    assert v.ok and not v.notes
+    assert sorted({r.leaf for r in v.rows}) == ["model.0.bias", "model.0.weight", "model.2.bias", "model.2.weight"]
+    assert len(v.rows) == 9
+
+
+def test_verify_says_per_leaf_when_a_leaf_cannot_be_moved():
+    src = "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\ny = (x * 2).sum()\ny.backward()\n"
+    trace = E.run(src, "t.py")
+    v = E.verify(trace, lambda perturb: None)
+    assert v.notes == ["x is not checked: the re-run with it moved did not produce y."]
+
+
+def test_verify_note_keeps_its_indent_when_wrapped():
+    from rich.console import Console
+
+    from autotrace.render import explain_console
+    ex = E.explain(E.run("import torch\nx = torch.tensor(1.0, requires_grad=True)\n(x * 2).backward()\n", "t.py"))
+    ex.verification = E.Verification(1, [], None, None, ["a long note " * 12])
+    con = Console(no_color=True, width=60, highlight=False, record=True, file=open(os.devnull, "w"))
+    explain_console.render(ex, con)
+    lines = [ln for ln in con.export_text().splitlines() if "a long note" in ln]
+    assert len(lines) > 1 and all(ln.startswith("  ") and not ln.startswith("   ") for ln in lines)
