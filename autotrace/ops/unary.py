@@ -343,7 +343,7 @@ _WHERE_SIGNATURES = ("Tensor condition", "Tensor condition, Tensor input, Tensor
 _OPERANDS = (Tensor, bool, int, float)
 
 
-@export(torch=("where",), tensor=("where",))
+@export(torch=("where",))
 def where(condition, input=None, other=None):
     """``torch.where(condition, input, other)``: picks elementwise; each branch's gradient
     is masked by the condition (so a nan/inf gradient in the unselected branch still
@@ -400,3 +400,9 @@ def isinf(input):
 @export(torch=("isfinite",), tensor=("isfinite",))
 def isfinite(input):
     return Tensor._make(np.isfinite(input._data))
+
+
+@export(tensor=("where",), name="where_method")
+def where_method(self, condition, other):
+    """``x.where(condition, y)``: ``torch.where(condition, x, y)``."""
+    return where(condition, self, other)
