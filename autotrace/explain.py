@@ -742,7 +742,6 @@ class _Explainer:
         return step
 
     def describe_edge(self, step, n, op, operands, edge, upstream, go, i):
-        g = self.g
         out = step.output
         name = edge.input
         local = getattr(op, "local", None) or {}

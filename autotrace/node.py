@@ -93,7 +93,7 @@ class SavedTensor:
                 if fn is None:
                     where = ""
                 elif t._base is not None:  # torch regenerates a stale view's grad_fn
-                    where = f", which is output 0 of AsStrided,"
+                    where = ", which is output 0 of AsStrided,"
                 else:
                     where = f", which is output {t._output_nr} of {_op_name(fn)},"
             shape = ", ".join(str(s) for s in t.shape)

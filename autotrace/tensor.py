@@ -13,7 +13,7 @@ import weakref
 
 import numpy as np
 
-from . import diagnostics, dtypes, grad_mode, resources
+from . import diagnostics, dtypes, resources
 from .node import AccumulateGrad, VersionCounter
 
 _MISSING = object()
@@ -334,7 +334,7 @@ class Tensor:
     def __bool__(self):
         if self._data.size != 1:
             raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous")
+                "Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data.reshape(()))
 
     def __len__(self):

@@ -13,13 +13,11 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from graph_helpers import have_interpreter
 from test_graph_dot import DEEP, need_dot, svg_edges, svg_nodes
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SEED = ROOT / "scenarios" / "seed1_mul_sum.py"
 
-needs_interpreter = pytest.mark.skipif(not have_interpreter(), reason="the script interpreter is not there yet")
 
 
 def autotrace(*args, env=None, cwd=None, input=None):
@@ -60,7 +58,6 @@ def test_missing_dot_fails_clearly_and_writes_nothing(tmp_path, name):
     assert list(tmp_path.glob(".g.*")) == []                     # no temporary file left behind
 
 
-@needs_interpreter
 def test_missing_dot_still_writes_dot(tmp_path):
     env = no_graphviz_env(tmp_path)
     out = tmp_path / "g.dot"
@@ -98,7 +95,6 @@ def test_refuses_to_overwrite_the_script(tmp_path):
 
 # -- end to end ---------------------------------------------------------------------------------
 
-@needs_interpreter
 def test_seed_svg_end_to_end(tmp_path):
     need_dot()
     out = tmp_path / "seed.svg"
@@ -122,7 +118,6 @@ def test_seed_svg_end_to_end(tmp_path):
     assert list(tmp_path.iterdir()) == [out]     # the temporary file was renamed, none left
 
 
-@needs_interpreter
 def test_dot_to_stdout_is_byte_identical():
     a = autotrace("graph", SEED, "-o", "-", "--format", "dot", "--values", "--saved", "--show-none")
     b = autotrace("graph", SEED, "-o", "-", "--format", "dot", "--values", "--saved", "--show-none")
@@ -130,7 +125,6 @@ def test_dot_to_stdout_is_byte_identical():
     assert a.stdout == b.stdout and a.stdout.startswith(b"digraph autotrace {")
 
 
-@needs_interpreter
 @pytest.mark.parametrize("fmt,magic", [("png", b"\x89PNG"), ("pdf", b"%PDF"), ("svg", b"<?xml")])
 def test_formats(tmp_path, fmt, magic):
     need_dot()
@@ -140,7 +134,6 @@ def test_formats(tmp_path, fmt, magic):
     assert out.read_bytes().startswith(magic)
 
 
-@needs_interpreter
 def test_expr_and_set():
     r = autotrace("graph", "-e", "z = (x*3).sum()", "--set", "x=[2.0, 3.0]", "-o", "-", "--format", "dot")
     assert r.returncode == 0, r.stderr.decode()
@@ -148,7 +141,6 @@ def test_expr_and_set():
     assert "<B>x</B>" in src and "MulBackward0" in src and "SumBackward0" in src and "n2_out" in src
 
 
-@needs_interpreter
 def test_of_and_pass_usage_errors():
     r = autotrace("graph", SEED, "-o", "-", "--format", "dot", "--of", "nope")
     assert r.returncode == 2 and "binds no tensor named 'nope'" in r.stderr.decode()
@@ -156,7 +148,6 @@ def test_of_and_pass_usage_errors():
     assert r.returncode == 2 and "--pass 2: it ran 1 backward pass" in r.stderr.decode()
 
 
-@needs_interpreter
 def test_script_error_draws_graph_and_exits_1(tmp_path):
     script = tmp_path / "twice.py"
     script.write_text("import torch\nx = torch.tensor(2.0, requires_grad=True)\ny = x * x\n"
@@ -167,7 +158,6 @@ def test_script_error_draws_graph_and_exits_1(tmp_path):
     assert "the script stopped at line 5" in (tmp_path / "g.dot").read_text()
 
 
-@needs_interpreter
 def test_deep_script_renders_in_seconds(tmp_path):
     need_dot()
     script = tmp_path / "deep.py"

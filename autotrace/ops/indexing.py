@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, grad_mode
-from ..node import Node, SavedTensor
+from ..node import Node
 from ..tensor import Tensor, wrap_dim
-from . import OPERANDS, as_tensor_arg, check_inplace, export, make, op
+from . import OPERANDS, check_inplace, export, make, op
 from .shape import _view_of, sum_to, unsqueeze
 from .errors import type_str
 
@@ -267,7 +267,7 @@ def setitem(input, key, value):
     except (IndexError, TypeError) as e:
         _setitem_check(input, key, value)
         raise IndexError(str(e)) from None
-    except ValueError as e:
+    except ValueError:
         _setitem_check(input, key, value)
         shape = np.shape(input._data[k])
         raise RuntimeError(
@@ -450,7 +450,6 @@ def _view_key(base: np.ndarray, view: np.ndarray):
     if not np.shares_memory(base, view):
         return None
     mask = np.zeros(base.shape, dtype=bool)
-    flat_index = np.arange(base.size).reshape(base.shape)
     # map every element of the view to its base position by offset arithmetic
     offset0 = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // base.itemsize
     strides = [s // base.itemsize for s in view.strides]
@@ -459,7 +458,6 @@ def _view_key(base: np.ndarray, view: np.ndarray):
         shape = [1] * view.ndim
         shape[d] = view.shape[d]
         pos = pos + (np.arange(view.shape[d]) * s).reshape(shape)
-    base_strides = [s // base.itemsize for s in base.strides]
     if base.flags.c_contiguous:
         mask.reshape(-1)[pos.reshape(-1)] = True
         return mask

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes, grad_mode
+from .. import grad_mode
 from ..tensor import _CPP_TYPE, Tensor
 from . import export, make, op
 
@@ -104,7 +104,7 @@ def bmm(input, mat2):
     """Batched matrix product of 3-d tensors (BmmBackward0)."""
     a, b = input._data, mat2._data
     if a.ndim != 3 or b.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor")
     return make(BMM, np.matmul(a, b), (input, mat2), save={"self": input, "mat2": mat2})
 
 

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .. import diagnostics, dtypes, grad_mode
+from .. import diagnostics, dtypes
 from ..tensor import Tensor, wrap_dim
 from . import FUNCTIONAL, RESULT, check_inplace, commit_inplace, export, make, op
 from .unary import relu, sigmoid, tanh, zeros_like_grad
@@ -147,7 +147,7 @@ def GELU(ctx, g):
 def gelu(input, approximate="none"):
     """GELU, ``x·Φ(x)`` or the tanh approximation (GeluBackward0)."""
     if approximate not in ("none", "tanh"):
-        raise RuntimeError(f"approximate argument must be either none or tanh.")
+        raise RuntimeError("approximate argument must be either none or tanh.")
     x = input._data
     if approximate == "tanh":
         out = 0.5 * x * (1 + np.tanh(x.dtype.type(_SQRT2_PI) * (x + x.dtype.type(0.044715) * x * x * x)))
@@ -299,7 +299,7 @@ def NLL_LOSS2D(ctx, g):
 def _at_targets(g, coef):
     """``g * coef`` at the target positions and +0 elsewhere: torch's nll_loss_backward
     writes into zeros, so a non-target gradient is never -0 (which would print as -0.)."""
-    from .unary import where, zeros_like_grad
+    from .unary import where
 
     prod = g * _const(coef)
     return where(_const(coef != 0), prod, zeros_like_grad(prod))

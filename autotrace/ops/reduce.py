@@ -375,7 +375,6 @@ def _prod_others(x: Tensor, dim):
     """For each element, the product of the other elements (over all, or along ``dim``),
     exact when some elements are 0: the exclusive cumulative products from both ends,
     built from Tensor ops so double backward works."""
-    from .shape import cat
     if dim is None:
         flat = x.reshape(-1)
         return _exclusive(flat, 0).reshape(x.shape) if x.ndim else _exclusive(flat, 0).reshape(())

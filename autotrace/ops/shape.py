@@ -450,7 +450,6 @@ def split(input, split_size_or_sections, dim=0):
         sizes = [int(s) for s in split_size_or_sections]
         if sum(sizes) != n or any(s < 0 for s in sizes):
             if any(s < 0 for s in sizes):
-                bad = next(s for s in sizes if s < 0)
                 raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={sizes}")
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
                                f"dimension {d}), but got split_sizes={sizes}")

@@ -17,7 +17,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor
 from .errors import broadcast_error
-from . import RESULT, as_tensor_arg, check_inplace, commit_inplace, export, make, op, wrap_scalar
+from . import RESULT, as_tensor_arg, check_inplace, commit_inplace, export, make, op
 
 
 def _float_input(x: Tensor) -> np.ndarray:

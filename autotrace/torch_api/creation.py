@@ -30,7 +30,7 @@ def _nested_to_array(data, dtype):
             return np.stack(parts) if parts else np.zeros((0,), dtype=dtype.np)
         try:
             arr = np.array(data, dtype=dtype.np)
-        except ValueError as e:
+        except ValueError:
             raise ValueError(f"expected sequence of length {len(data[0]) if data and isinstance(data[0], (list, tuple)) else 0} at dim 1 (got {len(data[-1]) if isinstance(data[-1], (list, tuple)) else 0})") from None
         return arr
     if hasattr(data, "_array"):  # a ScriptArray from .numpy()

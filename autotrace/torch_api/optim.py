@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from .. import record
 
-import math
 
 import numpy as np
 
