@@ -425,18 +425,7 @@ def _range_contains(a, r):
         if not a.is_integer():
             return False
         return int(a) in r
-    st = RT
-    n = 0
-    for i in r:
-        if i is a or i == a:
-            st.charge(n)
-            return True
-        n += 1
-        if not n & 1023:
-            st.charge(1024)
-            n = 0
-    st.charge(n)
-    return False
+    return _iter_contains(a, r)
 
 
 # ---------------------------------------------------------------------------

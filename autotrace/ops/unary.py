@@ -298,30 +298,27 @@ def _pair(input, other):
     return _binary(input, other)
 
 
+def _elementwise_extreme(name, op_, npfn, input, other):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    a, b, ad, bd, dt = _pair(input, other)
+    try:
+        out = npfn(ad, bd)
+    except ValueError:
+        raise broadcast_error(ad.shape, bd.shape) from None
+    return make(op_, np.asarray(out), (a, b), save={"self": a, "other": b}, dtype=dt)
+
+
 @export(torch=("maximum", "max_elementwise"), tensor=("maximum",))
 def maximum(input, other):
     """Elementwise max (torch.maximum); ties split the gradient 0.5/0.5; nan propagates."""
-    if not isinstance(other, Tensor):
-        raise TypeError(f"maximum(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
-    a, b, ad, bd, dt = _pair(input, other)
-    try:
-        out = np.maximum(ad, bd)
-    except ValueError:
-        raise broadcast_error(ad.shape, bd.shape) from None
-    return make(MAXIMUM, np.asarray(out), (a, b), save={"self": a, "other": b}, dtype=dt)
+    return _elementwise_extreme("maximum", MAXIMUM, np.maximum, input, other)
 
 
 @export(torch=("minimum",), tensor=("minimum",))
 def minimum(input, other):
     """Elementwise min (torch.minimum); ties split the gradient 0.5/0.5."""
-    if not isinstance(other, Tensor):
-        raise TypeError(f"minimum(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
-    a, b, ad, bd, dt = _pair(input, other)
-    try:
-        out = np.minimum(ad, bd)
-    except ValueError:
-        raise broadcast_error(ad.shape, bd.shape) from None
-    return make(MINIMUM, np.asarray(out), (a, b), save={"self": a, "other": b}, dtype=dt)
+    return _elementwise_extreme("minimum", MINIMUM, np.minimum, input, other)
 
 
 # -- where -------------------------------------------------------------------------------
