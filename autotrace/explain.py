@@ -599,6 +599,29 @@ def _local_np(opname, name, values, shape):
         return None
 
 
+def _matrix_rule(rule: str, labels: dict, out: str, opname: str = "") -> str:
+    """The op table's matrix rule (``∂L/∂B = Aᵀ · ∂L/∂Y``) with the script's operands in
+    place of the letters: A, X = the first matrix, B, W = the second, Y = the result. A
+    letter whose operand has no name in the script stays a letter."""
+    if opname == "addmm":  # self is the added bias there; the matrices are mat1 and mat2
+        first = labels.get("mat1")
+    else:
+        first = labels.get("self") or labels.get("input")
+    second = labels.get("mat2") or labels.get("other")
+    letters = {"A": first, "X": first, "B": second, "W": second, "Y": out}
+
+    def name(m):
+        v = letters.get(m.group(1))
+        if not v:
+            return m.group(1)
+        v = str(v)
+        simple = re.fullmatch(r"[\w.\[\]]+", v) or (v.startswith("(") and v.endswith(")"))
+        return v if simple or not m.group(2) else f"({v})"
+
+    # ASCII classes: "ᵀ" is a letter to \w, and must not hide the A in "Aᵀ"
+    return re.sub(r"(?<![A-Za-z0-9_])([ABXWY])(?![A-Za-z0-9_])(ᵀ?)", lambda m: name(m) + m.group(2), rule)
+
+
 class _Explainer:
     def __init__(self, trace):
         self.trace = trace
@@ -810,7 +833,8 @@ class _Explainer:
                 count = int(np.prod(go.shape)) // max(1, int(np.prod(np.shape(upstream)))) if go is not None and upstream is not None else "N"
                 edge.rule = text("rule.mean", out=out, target=edge.target, shape=tshape, n=count)
         elif opname in MATRIX and rule_text and "∂" in rule_text:
-            edge.rule = text("step.matrix", rule=rule_text.replace("∂L/", f"{self._pre}∂{self._root}/"))
+            edge.rule = text("step.matrix", rule=_matrix_rule(rule_text, labels, out, opname).replace(
+                "∂L/", f"{self._pre}∂{self._root}/"))
         elif opname in MATRIX:
             vjp = self._substitute(op.vjp.get(name, ""), {k: v for k, v in labels.items() if k in ("alpha", "beta")})
             vjp = re.sub(r"\bgrad\b", self._d(out), vjp, flags=re.ASCII).replace("self's", f"{edge.target}'s")

@@ -417,3 +417,11 @@ def test_verify_note_keeps_its_indent_when_wrapped():
     explain_console.render(ex, con)
     lines = [ln for ln in con.export_text().splitlines() if "a long note" in ln]
     assert len(lines) > 1 and all(ln.startswith("  ") and not ln.startswith("   ") for ln in lines)
+
+
+def test_matrix_rules_use_the_scripts_operands():
+    from helpers import SCENARIOS, run_cli
+
+    proc = run_cli("explain", SCENARIOS / "linear_layer.py", "--no-color", "--width", "100")
+    assert proc.returncode == 0, proc.stderr
+    assert "matrix form: ∂loss/∂W.T = Xᵀ · ∂loss/∂(X @ W.T)" in proc.stdout
