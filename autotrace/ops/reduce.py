@@ -14,6 +14,7 @@ import numpy as np
 from .. import diagnostics, dtypes
 from ..tensor import Tensor, wrap_dim
 from . import RESULT, export, make, make_multi, op
+from .summation import torch_sum
 
 
 def _dims(dim, ndim):
@@ -80,9 +81,9 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     x = input._data
     dims = _dims(dim, x.ndim)
     if dims is None and dim is None:
-        out = np.asarray(x.sum(dtype=dt.np))
+        out = torch_sum(x, dtype=dt.np)
         return make(SUM, out, (input,), attrs={"self_sym_sizes": x.shape}, dtype=dt)
-    out = np.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=dt.np))
+    out = torch_sum(x, axis=dims, keepdims=keepdim, dtype=dt.np)
     return make(SUM_DIM, out, (input,), dtype=dt,
                 attrs={"self_sym_sizes": x.shape, "dim": dims or tuple(range(x.ndim)), "keepdim": keepdim})
 
@@ -110,14 +111,21 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     x = input._data if dtype is None else input._data.astype(dtype.np)
     dims = _dims(dim, x.ndim)
     if dims is None and dim is None:
-        out = np.asarray(x.mean(dtype=x.dtype))
+        out = _mean(x, None, False, x.size)
         return make(MEAN, out, (input,), attrs={"self_sym_sizes": x.shape, "numel": x.size})
     n = 1
     for d in (dims or range(x.ndim)):
         n *= x.shape[d]
-    out = np.asarray(x.mean(axis=dims, keepdims=keepdim, dtype=x.dtype))
+    out = _mean(x, dims, keepdim, n)
     return make(MEAN_DIM, out, (input,),
                 attrs={"self_sym_sizes": x.shape, "dim": dims or tuple(range(x.ndim)), "keepdim": keepdim, "numel": n})
+
+
+def _mean(x, dims, keepdim, n):
+    """torch's CPU mean: its sum, divided by the count in the tensor's dtype."""
+    if x.size == 0 or x.dtype not in (np.float32, np.float64):
+        return np.asarray(x.mean(axis=dims, keepdims=keepdim, dtype=x.dtype))
+    return np.asarray(torch_sum(x, axis=dims, keepdims=keepdim) / x.dtype.type(n))
 
 
 def _type_name(d):
