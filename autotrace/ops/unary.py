@@ -40,11 +40,21 @@ def where_scalar_zero(mask, value: Tensor) -> Tensor:
 
 
 def _unary(name, node, npfn, vjp, local, backward, save="self", torch_names=None,
-           tensor_names=None, doc="", inplace=True):
-    """Define an elementwise op ``name`` and export it as torch.X, Tensor.X (and X_)."""
+           tensor_names=None, doc="", inplace=True, integers=None):
+    """Define an elementwise op ``name`` and export it as torch.X, Tensor.X (and X_).
+
+    By default integer inputs compute in float32. ``integers`` = (error class, message)
+    keeps integer inputs in their own dtype, as torch does for relu/abs/floor/…, and raises
+    that error for bool inputs; ``integers=()`` keeps bool too (sign)."""
     o = op(name, node, ("self",), vjp={"self": vjp}, local={"self": local}, doc=doc)(backward)
 
     def fn(input):
+        if integers is not None and input._dtype.category != dtypes.FLOAT:
+            if input._dtype is dtypes.bool_:
+                if integers:
+                    raise integers[0](integers[1])
+                return Tensor._make(input._data.copy())  # sign of a bool is itself
+            return Tensor._make(np.asarray(npfn(input._data)).astype(input._data.dtype))
         x = _float_input(input)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             out = npfn(x)
@@ -97,12 +107,16 @@ sigmoid = _unary("sigmoid", "SigmoidBackward0", lambda x: _sigmoid(x),
                  lambda ctx, g: (g * (ctx.result * (1 - ctx.result)),), save="result")
 abs = _unary("abs", "AbsBackward0", np.abs, "grad * sign(self)", "sign(self)  (0 at 0)",
              lambda ctx, g: (g * ctx.self.sign(),), tensor_names=("abs", "__abs__", "absolute"),
-             torch_names=("abs", "absolute"))
+             torch_names=("abs", "absolute"),
+             integers=(NotImplementedError, "\"abs_cpu\" not implemented for 'Bool'"))
 sign = _unary("sign", "SignBackward0", np.sign, "0", "0",
-              lambda ctx, g: (zeros_like_grad(g),), save=None)
-floor = _unary("floor", "FloorBackward0", np.floor, "0", "0", lambda ctx, g: (zeros_like_grad(g),), save=None)
-ceil = _unary("ceil", "CeilBackward0", np.ceil, "0", "0", lambda ctx, g: (zeros_like_grad(g),), save=None)
-trunc = _unary("trunc", "TruncBackward0", np.trunc, "0", "0", lambda ctx, g: (zeros_like_grad(g),), save=None)
+              lambda ctx, g: (zeros_like_grad(g),), save=None, integers=())
+floor = _unary("floor", "FloorBackward0", np.floor, "0", "0", lambda ctx, g: (zeros_like_grad(g),), save=None,
+               integers=(NotImplementedError, "\"floor_vml_cpu\" not implemented for 'Bool'"))
+ceil = _unary("ceil", "CeilBackward0", np.ceil, "0", "0", lambda ctx, g: (zeros_like_grad(g),), save=None,
+              integers=(NotImplementedError, "\"ceil_vml_cpu\" not implemented for 'Bool'"))
+trunc = _unary("trunc", "TruncBackward0", np.trunc, "0", "0", lambda ctx, g: (zeros_like_grad(g),), save=None,
+               integers=(NotImplementedError, "\"trunc_vml_cpu\" not implemented for 'Bool'"))
 frac = _unary("frac", "FracBackward0", lambda x: x - np.trunc(x), "grad", "1", lambda ctx, g: (g,), save=None)
 
 
@@ -121,7 +135,7 @@ def _relu_backward(ctx, g):
 
 
 relu = _unary("relu", "ReluBackward0", lambda x: np.maximum(x, 0).astype(x.dtype),
-              "threshold_backward(grad, result, 0) = where(result > 0, grad, 0)", "1 if self > 0 else 0  (0 at 0)", _relu_backward, save="result")
+              "threshold_backward(grad, result, 0) = where(result > 0, grad, 0)", "1 if self > 0 else 0  (0 at 0)", _relu_backward, save="result", integers=(RuntimeError, "Boolean inputs not supported for relu"))
 
 
 @op("round", "RoundBackward0", ("self",), vjp={"self": "0"}, local={"self": "0"})
