@@ -103,14 +103,10 @@ def as_tensor_value(a):
 
 
 def _json_numbers(x):
-    if isinstance(x, list):
-        return [_json_numbers(v) for v in x]
-    if isinstance(x, float):
-        if np.isnan(x):
-            return "nan"
-        if np.isinf(x):
-            return "inf" if x > 0 else "-inf"
-    return x
+    """Nested lists of floats with nan/inf as strings (the trace JSON's number rule)."""
+    from .render.json import _walk
+
+    return _walk(x)
 
 
 _SUP = str.maketrans("0123456789-.", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻·")

@@ -356,3 +356,12 @@ def format_number_for_fstring(data: "np.ndarray", dtype_name: str, spec: str) ->
     if spec:
         raise TypeError("unsupported format string passed to Tensor.__format__")
     return tensor_repr(data, dtype_name)
+
+
+def one_line(data, dtype_name: str) -> str:
+    """The numbers of ``tensor_repr`` on one line, without ``tensor(...)`` around them
+    (``[3., 3.]``, ``15.``): how tables and graph labels show small tensors."""
+    text = tensor_repr(data, dtype_name)
+    if text.startswith("tensor("):
+        text = text[len("tensor("):-1]
+    return " ".join(text.split())

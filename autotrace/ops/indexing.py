@@ -281,13 +281,7 @@ def setitem(input, key, value):
                      "src_sizes": src._data.shape if src is not None else ()},
                     ((input._data.shape, input._dtype),
                      (src._data.shape, src._dtype) if src is not None else None))
-        if node.rec is not None:
-            node.rec.shape = input._data.shape
-            node.rec.dtype = input._dtype.name
-            node.rec.var_name = input._name
-        input.grad_fn = node
-        input._output_nr = 0
-        input._requires_grad = True
+        _set_history(input, node)
 
 
 def _is_advanced_key(key) -> bool:
@@ -372,6 +366,18 @@ def AS_STRIDED(ctx, g):
     return (flat.reshape(ctx.self_sym_sizes),)
 
 
+def _set_history(t: Tensor, node) -> None:
+    """An in-place write gave ``t`` a new history: ``node`` becomes its grad_fn (output 0)
+    and the record of the node describes ``t``."""
+    if node.rec is not None:
+        node.rec.shape = t._data.shape
+        node.rec.dtype = t._dtype.name
+        node.rec.var_name = t._name
+    t.grad_fn = node
+    t._output_nr = 0
+    t._requires_grad = True
+
+
 def rebase_base_through_view(base: Tensor, view: Tensor) -> None:
     """An in-place op on a view changed part of ``base``: its history becomes a
     CopySlices node whose source is the view's new history (PyTorch's rebase), and the
@@ -394,21 +400,10 @@ def rebase_base_through_view(base: Tensor, view: Tensor) -> None:
                 {"key": key, "self_sym_sizes": base._data.shape, "src_sizes": view._data.shape,
                  "positions": pos, "fn": fn},
                 ((base._data.shape, base._dtype),) + tuple(fn.in_meta[1:]))
-    if node.rec is not None:
-        node.rec.shape = base._data.shape
-        node.rec.dtype = base._dtype.name
-        node.rec.var_name = base._name
-    base.grad_fn = node
-    base._output_nr = 0
-    base._requires_grad = True
+    _set_history(base, node)
     vnode = Node(AS_STRIDED, ((node, 0),), None, {"self_sym_sizes": base._data.shape, "positions": pos},
                  ((base._data.shape, base._dtype),))
-    if vnode.rec is not None:
-        vnode.rec.shape = view._data.shape
-        vnode.rec.dtype = view._dtype.name
-        vnode.rec.var_name = view._name
-    view.grad_fn = vnode
-    view._output_nr = 0
+    _set_history(view, vnode)
 
 
 @op("copy_slices_view", "CopySlices", ("self", "other"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..printing import tensor_repr
+from ..printing import one_line
 from ..trace import Trace
 
 PREVIEW = 6
@@ -17,9 +17,7 @@ def short_array(a, dtype: str | None = None, limit: int = 12) -> str:
     if a is None:
         return "None"
     if a.size <= limit:
-        text = tensor_repr(a, dtype or _dtype_name(a))
-        text = text[len("tensor("):-1] if text.startswith("tensor(") else text
-        return " ".join(text.split())
+        return one_line(a, dtype or _dtype_name(a))
     flat = a.reshape(-1).astype(np.float64)
     with np.errstate(all="ignore"):
         return (f"[{', '.join(f'{v:.4g}' for v in flat[:PREVIEW])}, …] "

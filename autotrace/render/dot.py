@@ -127,12 +127,9 @@ def format_array(a) -> str:
         return "None"
     a = np.asarray(a)
     if a.size <= VALUE_ELEMENTS:
-        from ..printing import tensor_repr
+        from ..printing import one_line
         kind = a.dtype.kind
-        dtype = "bool" if kind == "b" else ("int64" if kind in "iu" else "float32")
-        text = tensor_repr(a, dtype)
-        text = text[len("tensor("):-1] if text.startswith("tensor(") else text
-        return " ".join(text.split())
+        return one_line(a, "bool" if kind == "b" else ("int64" if kind in "iu" else "float32"))
     flat = a.reshape(-1).astype(np.float64)
     with np.errstate(all="ignore"):
         return (f"{_shape(a.shape)} min {np.nanmin(flat):.4g} max {np.nanmax(flat):.4g} "

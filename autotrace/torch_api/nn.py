@@ -29,6 +29,21 @@ def make_parameter(data=None, requires_grad=True):
     return p
 
 
+def zero_grads(params, set_to_none=True) -> None:
+    """What ``Module.zero_grad`` and ``Optimizer.zero_grad`` do to each parameter's grad:
+    ``None`` (torch 2.13's default) or zeroed in place, detached from any graph."""
+    for p in params:
+        if p._grad is not None:
+            if record.active is not None:
+                record.grad_event(p, "none" if set_to_none else "zero")
+            if set_to_none:
+                p._grad = None
+            else:
+                p._grad.grad_fn = None
+                p._grad._requires_grad = False
+                p._grad._data[...] = 0
+
+
 class Module:
     """Base of all layers. Scripts may subclass nothing (no ``class`` statement); they
     use the built-in layers and :class:`Sequential`."""
@@ -92,15 +107,7 @@ class Module:
         return iter(out)
 
     def zero_grad(self, set_to_none=True):
-        for p in self.parameters():
-            if p._grad is not None:
-                if record.active is not None:
-                    record.grad_event(p, "none" if set_to_none else "zero")
-                if set_to_none:
-                    p._grad = None
-                else:
-                    p._grad._data[...] = 0
-                    p._grad.grad_fn = None
+        zero_grads(self.parameters(), set_to_none)
 
     def train(self, mode=True):
         for m in self.modules():

@@ -9,7 +9,6 @@ parameters' version counters (they are in-place updates).
 
 from __future__ import annotations
 
-from .. import record
 
 
 import numpy as np
@@ -45,17 +44,9 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         """Clear the grads: ``None`` (torch 2.13 default) or zeroed in place."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p._grad is not None:
-                    if record.active is not None:
-                        record.grad_event(p, "none" if set_to_none else "zero")
-                    if set_to_none:
-                        p._grad = None
-                    else:
-                        p._grad.grad_fn = None
-                        p._grad._requires_grad = False
-                        p._grad._data[...] = 0
+        from .nn import zero_grads
+
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def _state(self, p):
         st = self.state.get(p)
