@@ -14,8 +14,8 @@ HELP = (
     "Draw the autograd graph SCRIPT builds: one box per grad_fn (PyTorch's names), leaf "
     "tensors by the script's variable names with shape and dtype, outputs marked, a legend. "
     "The format comes from the suffix of -o (.svg .png .pdf .dot/.gv) or --format; -o - "
-    "writes to standard output. SVG/PNG/PDF need Graphviz's `dot` on PATH or pygraphviz "
-    "(pip install 'autotrace[render]'); DOT needs neither.\n\n"
+    "writes to standard output. SVG/PNG/PDF are rendered by the bundled Graphviz "
+    "of pygraphviz (or Graphviz's `dot` when it is on PATH).\n\n"
     "Examples:\n\n"
     "  autotrace graph scenarios/seed1_mul_sum.py -o graph.svg --values\n\n"
     "  autotrace graph -e 'z = (x*3).sum()' --set 'x=[2.0, 3.0]' -o - --format dot\n\n"
@@ -72,7 +72,7 @@ def command(
     if output != "-":
         _check_target(output, script)
     if fmt != "dot" and not json_out and not svg.available():
-        sys.stderr.write("error: " + svg.INSTALL_HINT.format(fmt=fmt.upper()) + "\n")
+        sys.stderr.write("error: " + svg.install_hint(fmt) + "\n")
         raise typer.Exit(common.EXIT_SCRIPT)
 
     src = common.read_source(script, expr)

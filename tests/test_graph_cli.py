@@ -50,12 +50,29 @@ def test_missing_dot_fails_clearly_and_writes_nothing(tmp_path, name):
     r = autotrace("graph", SEED, "-o", out, env=env)
     err = r.stderr.decode()
     assert r.returncode == 1, err
-    assert "Graphviz's `dot` program is not on PATH and pygraphviz is not installed" in err
-    assert "apt-get install graphviz" in err and "pip install 'autotrace[render]'" in err
+    assert "pygraphviz (which bundles Graphviz) could not be loaded and Graphviz's `dot` program is not on PATH" in err
+    assert "-m pip install pygraphviz`" in err and "apt-get install graphviz" in err
+    assert "autotrace[" not in err
     assert "--format dot" in err
     assert "Traceback" not in err
     assert not out.exists()
     assert list(tmp_path.glob(".g.*")) == []                     # no temporary file left behind
+
+
+def test_readme_graph_example_without_system_graphviz(tmp_path):
+    """README's graph example, with `dot` off PATH: pygraphviz's bundled Graphviz draws it."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    line = next(ln for ln in readme.splitlines() if ln.startswith("`autotrace graph scenarios/"))
+    args = line.strip("`").split("`")[0].split()[2:]
+    assert args[:3] == ["scenarios/seed1_mul_sum.py", "-o", "graph.svg"], args
+    env = dict(os.environ)
+    env["PATH"] = str(pathlib.Path(sys.executable).parent)
+    assert shutil.which("dot", path=env["PATH"]) is None
+    r = autotrace("graph", ROOT / args[0], "-o", tmp_path / "graph.svg", *args[3:], env=env)
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stderr == b""
+    texts = {t for n in svg_nodes((tmp_path / "graph.svg").read_text(encoding="utf-8")).values() for t in n["texts"]}
+    assert {"x", "z", "MulBackward0", "SumBackward0", "value 15.", "grad [3., 3.]"} <= texts
 
 
 def test_missing_dot_still_writes_dot(tmp_path):

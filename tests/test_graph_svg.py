@@ -27,8 +27,11 @@ def test_unavailable_message(monkeypatch):
     with pytest.raises(svg.RenderUnavailable) as e:
         svg.render(SMALL, "svg")
     msg = str(e.value)
-    assert msg.startswith("cannot render SVG: Graphviz's `dot` program is not on PATH")
-    assert "apt-get install graphviz" in msg and "pip install 'autotrace[render]'" in msg
+    assert msg.startswith("cannot render SVG: pygraphviz (which bundles Graphviz) could not be loaded "
+                          "and Graphviz's `dot` program is not on PATH")
+    assert f"`{sys.executable} -m pip install pygraphviz`" in msg     # this Python's pip, exactly
+    assert "apt-get install graphviz" in msg
+    assert "autotrace[" not in msg           # no extra of a package the index does not hold
     assert "`--format dot` works now" in msg
 
 
@@ -54,15 +57,40 @@ def test_broken_pygraphviz_counts_as_missing(monkeypatch):
     assert svg._pygraphviz() is None
 
 
-def test_dot_executable_used(tmp_path):
-    need_dot()
+def _fake_dot(tmp_path, body):
+    exe = tmp_path / "dot"
+    exe.write_text(f"#!/bin/sh\n{body}\n")
+    exe.chmod(0o755)
+    return str(exe)
+
+
+def test_dot_executable_preferred_when_present(tmp_path, monkeypatch):
+    exe = _fake_dot(tmp_path, 'cat > "$0.in"; echo "<svg>$1</svg>"')
+    monkeypatch.setattr(svg, "find_dot", lambda: exe)
+    assert svg.render(SMALL, "svg") == b"<svg>-Tsvg</svg>\n"
+    assert (tmp_path / "dot.in").read_text() == SMALL
+
+
+def test_dot_failure_is_reported(tmp_path, monkeypatch):
+    exe = _fake_dot(tmp_path, 'echo "Error: syntax error in line 1" >&2; exit 1')
+    monkeypatch.setattr(svg, "find_dot", lambda: exe)
+    with pytest.raises(svg.RenderFailed, match="Graphviz dot failed \\(exit 1\\): Error: syntax error"):
+        svg.render("digraph { a -> }", "svg")
+
+
+def test_bundled_graphviz_renders_without_dot(monkeypatch):
+    """pygraphviz's wheel alone renders SVG, PNG and PDF, and its fontconfig chatter
+    does not reach stderr."""
+    monkeypatch.setattr(svg, "find_dot", lambda: None)
     out = svg.render(SMALL, "svg")
     assert b"<svg" in out and b">x</text>" in out
+    assert svg.render(SMALL, "png").startswith(b"\x89PNG")
+    assert svg.render(SMALL, "pdf").startswith(b"%PDF")
 
 
-def test_dot_failure_is_reported():
-    need_dot()
-    with pytest.raises(svg.RenderFailed, match="Graphviz dot failed"):
+def test_bundled_graphviz_failure_is_reported(monkeypatch):
+    monkeypatch.setattr(svg, "find_dot", lambda: None)
+    with pytest.raises(svg.RenderFailed, match="pygraphviz failed to render svg"):
         svg.render("digraph { a -> }", "svg")
 
 

@@ -1,28 +1,44 @@
 """Render DOT source to SVG, PNG or PDF, and write files whole or not at all.
 
-Graphviz's ``dot`` executable is used when it is on PATH; otherwise pygraphviz (the
-optional extra ``autotrace[render]``) renders in-process; otherwise
-:class:`RenderUnavailable` says how to get either, and that ``--format dot`` needs
-neither.
+Graphviz's ``dot`` executable is used when it is on PATH; otherwise pygraphviz (a
+regular dependency: its wheels bundle Graphviz) renders in-process; otherwise
+:class:`RenderUnavailable` says how to get either for this Python, and that
+``--format dot`` needs neither.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
+import tempfile
 
 FORMATS = ("svg", "png", "pdf", "dot")
 SUFFIXES = {".svg": "svg", ".png": "png", ".pdf": "pdf", ".dot": "dot", ".gv": "dot"}
 
 INSTALL_HINT = (
-    "cannot render {fmt}: Graphviz's `dot` program is not on PATH and pygraphviz is not installed.\n"
+    "cannot render {fmt}: pygraphviz (which bundles Graphviz) could not be loaded and Graphviz's "
+    "`dot` program is not on PATH.\n"
     "Install one of them:\n"
-    "  - Graphviz: `sudo apt-get install graphviz` (Debian/Ubuntu), `brew install graphviz` (macOS), "
-    "`winget install graphviz` or https://graphviz.org/download/ (Windows);\n"
-    "  - or pygraphviz: `pip install 'autotrace[render]'`.\n"
+    "  - pygraphviz into this Python: `{pip} install pygraphviz` (a wheel bundles Graphviz on "
+    "Linux, macOS and Windows; elsewhere it builds against Graphviz's headers, e.g. "
+    "`sudo apt-get install graphviz libgraphviz-dev` first);\n"
+    "  - or Graphviz's `dot`: `sudo apt-get install graphviz` (Debian/Ubuntu), `brew install graphviz` "
+    "(macOS), `winget install graphviz` or https://graphviz.org/download/ (Windows).\n"
     "`--format dot` works now without either (e.g. `-o graph.dot`), and the DOT file can be "
     "rendered later or pasted into an online Graphviz viewer."
 )
+
+
+def pip_command() -> str:
+    """The pip of the running Python, as a command line (``/path/to/python -m pip``)."""
+    exe = sys.executable or "python"
+    return (f'"{exe}"' if " " in exe else exe) + " -m pip"
+
+
+def install_hint(fmt: str) -> str:
+    return INSTALL_HINT.format(fmt=fmt.upper(), pip=pip_command())
 
 
 class RenderUnavailable(RuntimeError):
@@ -71,15 +87,48 @@ def render(source: str, fmt: str, timeout: float | None = 120.0) -> bytes:
         return proc.stdout
     pgv = _pygraphviz()
     if pgv is not None:
-        try:
-            graph = pgv.AGraph(string=source)
-            data = graph.draw(format=fmt, prog="dot")
-        except Exception as e:
-            raise RenderFailed(f"pygraphviz failed to render {fmt}: {e}") from None
+        with _quiet_stderr() as noise:
+            try:
+                graph = pgv.AGraph(string=source)
+                data = graph.draw(format=fmt, prog="dot")
+            except Exception as e:
+                raise RenderFailed(f"pygraphviz failed to render {fmt}: {e}") from None
+        if noise.text:
+            sys.stderr.write(noise.text)
         if isinstance(data, str):
             data = data.encode("utf-8")
         return data
-    raise RenderUnavailable(INSTALL_HINT.format(fmt=fmt.upper()))
+    raise RenderUnavailable(install_hint(fmt))
+
+
+class _quiet_stderr:
+    """Collect what the C libraries write to file descriptor 2 while rendering in-process;
+    the value is that text without the bundled fontconfig's complaints about the system's
+    newer configuration files (harmless: the fonts are still found)."""
+
+    def __enter__(self):
+        self.text = ""
+        try:
+            sys.stderr.flush()
+            self.saved = os.dup(2)
+        except OSError:
+            self.saved = None
+            return self
+        self.tmp = tempfile.TemporaryFile()
+        os.dup2(self.tmp.fileno(), 2)
+        return self
+
+    def __exit__(self, *exc):
+        if self.saved is None:
+            return False
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+        self.tmp.seek(0)
+        raw = self.tmp.read().decode("utf-8", errors="replace")
+        self.tmp.close()
+        self.text = "".join(line for line in raw.splitlines(keepends=True)
+                            if not line.startswith("Fontconfig warning"))
+        return False
 
 
 def write_atomic(path: str, data: bytes) -> None:
