@@ -128,6 +128,32 @@ class GradEvent:
         return f"GradEvent(node={self.node!r}, name={self.name!r}, kind={self.kind!r}, line={self.line!r})"
 
 
+class ModuleCall:
+    """One call of an ``nn.Module``: the graph nodes with ids in ``[start, end)`` were
+    created while it ran (calls nest: an inner call's range lies inside its caller's).
+    ``module`` numbers the module instance (the same for every call of one module),
+    ``cls`` is its class name, ``parent`` the index of the enclosing call (or None),
+    ``line`` the script line of the call. ``path`` is the name the script's variables
+    reach the module by (``model``, ``model.0``, ``model.fc1``), filled in when the run
+    ends; None for a module no variable reaches."""
+
+    __slots__ = ("index", "module", "cls", "start", "end", "parent", "line", "path", "depth")
+
+    def __init__(self, index, module, cls, start, parent, line):
+        self.index = index
+        self.module = module
+        self.cls = cls
+        self.start = start
+        self.end = start
+        self.parent = parent
+        self.line = line
+        self.path = None
+        self.depth = 1          # 1 for a call the script made, 2 for a call inside that one, ...
+
+    def __repr__(self) -> str:
+        return f"ModuleCall({self.index}, {self.path or self.cls!r}, nodes {self.start}..{self.end})"
+
+
 class Recorder:
     def __init__(self, keep_values: bool = False, value_limit: int = 100_000):
         self.keep_values = keep_values
@@ -135,12 +161,75 @@ class Recorder:
         self.nodes: list[NodeRecord] = []
         self.passes: list[PassRecord] = []
         self.grad_events: list[GradEvent] = []
+        self.module_calls: list[ModuleCall] = []
+        self._call_stack: list[ModuleCall] = []
+        self._module_ids: dict[int, int] = {}
+        self._modules: list = []           # kept alive while recording, so ids stay unique
 
     def keep(self, array):
         return snapshot(array, self.value_limit) if self.keep_values else None
 
 
 active: Recorder | None = None
+
+
+def enter_module(module):
+    """``Module.__call__`` is starting ``module``'s forward: returns the call's record (or
+    None when nothing is recorded), to hand to :func:`exit_module` when it returns."""
+    rec = active
+    if rec is None:
+        return None
+    from . import site
+
+    key = rec._module_ids.get(id(module))
+    if key is None:
+        key = rec._module_ids[id(module)] = len(rec._modules)
+        rec._modules.append(module)
+    parent = rec._call_stack[-1] if rec._call_stack else None
+    here = site.current
+    call = ModuleCall(len(rec.module_calls), key, type(module).__name__, len(rec.nodes),
+                      parent.index if parent is not None else None,
+                      here.line if here is not None else None)
+    if parent is not None:
+        call.depth = parent.depth + 1
+    rec.module_calls.append(call)
+    rec._call_stack.append(call)
+    return call
+
+
+def exit_module(call) -> None:
+    rec = active
+    if call is None or rec is None:
+        return
+    call.end = len(rec.nodes)
+    while rec._call_stack and rec._call_stack.pop() is not call:
+        pass
+
+
+def name_modules(rec: Recorder, variables: dict) -> list:
+    """Give each recorded module call its path from the script's variables (``model.0``:
+    the first variable, in binding order, whose submodules reach it) and release the
+    modules. Returns ``rec.module_calls``."""
+    from .torch_api.nn import Module
+
+    paths: dict[int, str] = {}
+    for name, value in variables.items() if rec._modules else ():
+        if not isinstance(value, Module):
+            continue
+        stack = [(name, value)]
+        while stack:
+            path, m = stack.pop()
+            k = rec._module_ids.get(id(m))
+            if k is not None and k not in paths:
+                paths[k] = path
+            children = getattr(m, "_modules", None) or {}
+            stack.extend((f"{path}.{n}", c) for n, c in reversed(list(children.items()))
+                         if isinstance(c, Module))
+    for call in rec.module_calls:
+        call.path = paths.get(call.module)
+    rec._modules = []
+    rec._module_ids = {}
+    return rec.module_calls
 
 
 def grad_event(leaf, kind: str) -> None:

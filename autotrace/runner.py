@@ -176,6 +176,7 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
                   for w in diagnostics.warnings],
         variables=out_vars, nodes=rec.nodes, passes=rec.passes,
         grad_events=list(getattr(rec, "grad_events", ())),
+        module_calls=record.name_modules(rec, variables),
         sets={k: v for k, v in parsed_sets.items()},
     )
 

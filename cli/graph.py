@@ -41,7 +41,16 @@ def command(
                                      help="Draw only the graph behind tensor NAME (with --values and no "
                                           "backward in the script, backpropagate from NAME)."),
     pass_number: Optional[int] = typer.Option(None, "--pass", metavar="N",
-                                              help="Outline the nodes backward pass N ran (1 = the first)."),
+                                              help="Draw the graph backward pass N ran (1 = the first), its "
+                                                   "nodes outlined. When each pass built a graph of its own (a "
+                                                   "training loop), the last pass is drawn by default."),
+    all_passes: bool = typer.Option(False, "--all-passes", help="Draw every pass's graph, even when each "
+                                    "backward pass ran over a graph of its own."),
+    depth: Optional[int] = typer.Option(None, "--depth", metavar="N",
+                                        help="Draw module calls nested N deep (1 = the modules the script "
+                                             "calls) as one box each, like torchview's depth."),
+    fold: bool = typer.Option(True, "--fold/--no-fold", help="Draw a loop body the script ran many times "
+                              "once, as a cluster marked ×N (default: on)."),
     collapse: Optional[bool] = typer.Option(None, "--collapse/--no-collapse",
                                             help="Collapse long chains of repeated single-input nodes "
                                                  "(default: on above 200 nodes)."),
@@ -69,6 +78,8 @@ def command(
         common.fail_usage("--max-nodes must be at least 1")
     if pass_number is not None and pass_number < 1:
         common.fail_usage("--pass N counts from 1 (the first backward pass)")
+    if depth is not None and depth < 1:
+        common.fail_usage("--depth N counts from 1 (the modules the script calls)")
     if output != "-":
         _check_target(output, script)
     if fmt != "dot" and not json_out and not svg.available():
@@ -86,7 +97,8 @@ def command(
     try:
         source = dot.render(trace, dot.GraphOptions(values=values, saved=saved, show_none=show_none, of=of,
                                                     pass_number=pass_number, collapse=collapse,
-                                                    max_nodes=max_nodes))
+                                                    max_nodes=max_nodes, all_passes=all_passes,
+                                                    depth=depth, fold=fold))
     except dot.GraphError as e:
         common.fail_usage(str(e))
     if json_out:

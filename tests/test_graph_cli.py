@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from test_graph_dot import DEEP, need_dot, svg_edges, svg_nodes
+from test_graph_dot import DEEP, all_texts, need_dot, svg_edges, svg_nodes
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SEED = ROOT / "scenarios" / "seed1_mul_sum.py"
@@ -186,7 +186,8 @@ def test_deep_script_renders_in_seconds(tmp_path):
     assert r.returncode == 0, r.stderr.decode()
     assert elapsed < 20, elapsed
     nodes = svg_nodes(out.read_text(encoding="utf-8"))
-    assert any(n["texts"][:1] == ["TanhBackward0 → MulBackward0"] for n in nodes.values())
+    assert nodes["n2000"]["texts"][0] == "MulBackward0" and len(nodes) == 6   # the loop body, folded
+    assert "×1000 loop body · line 5" in all_texts(out.read_text(encoding="utf-8"))
     ET.fromstring(out.read_text(encoding="utf-8"))
 
 

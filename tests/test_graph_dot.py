@@ -105,11 +105,11 @@ def test_seed_dot_names_everything(seed):
 def test_seed_svg_done_when(seed):
     """The issue's done-when: x, y, z, the three node names; with --values 15 and grad 3."""
     nodes = svg_nodes(to_svg(render(seed)))
-    assert nodes["n0_leaf"]["texts"][:2] == ["x", "(2,) float32"]
+    assert nodes["n0_leaf"]["texts"][:2] == ["x", "[2] float32"]
     assert nodes["n0"]["texts"][0] == "AccumulateGrad"
-    assert nodes["n1"]["texts"][:2] == ["MulBackward0", "y · (2,) float32"]
-    assert nodes["n2"]["texts"][:2] == ["SumBackward0", "z · () float32"]
-    assert nodes["n2_out"]["texts"] == ["z", "() float32"]
+    assert nodes["n1"]["texts"][:2] == ["MulBackward0", "y · [2] float32"]
+    assert nodes["n2"]["texts"][:2] == ["SumBackward0", "z · [] float32"]
+    assert nodes["n2_out"]["texts"] == ["z", "[] float32"]
     assert nodes["n1"]["texts"][-1] == "x * 3 · line 10"
     assert "line 10: y = x * 3" in nodes["n1"]["tooltip"]
 
@@ -156,11 +156,15 @@ def test_pass_marks_visited_nodes():
                  "a.backward()\nb.backward()\n")
     assert len(t.passes) == 2
     visited = {s.node for s in t.passes[1].steps}
-    src = render(t, GraphOptions(pass_number=2))
+    src = render(t, GraphOptions(pass_number=2, all_passes=True))
     for n in t.nodes:
         line = next(l for l in src.splitlines() if l.lstrip().startswith(f"n{n.id} ["))
         assert ("penwidth=2.5" in line) == (n.id in visited), line
     assert "run by backward pass 2" in src
+    # each pass ran over a graph of its own: --pass 2 alone draws pass 2's graph only
+    own = render(t, GraphOptions(pass_number=2))
+    drawn = set(int(m) for m in re.findall(r"^\s*n(\d+) \[", own, re.M))
+    assert drawn == visited and "backward pass 2 of 2 drawn (line 7)" in own
     with pytest.raises(GraphError, match="--pass 3: it ran 2 backward passes"):
         render(t, GraphOptions(pass_number=3))
 
@@ -241,7 +245,7 @@ def test_user_text_survives_into_svg():
     assert dot_src.isascii()
     nodes = svg_nodes(to_svg(dot_src))
     expr = NASTY                                          # exactly what the script says
-    assert nodes["n1"]["texts"][1] == "é中 · (2,) float32"
+    assert nodes["n1"]["texts"][1] == "é中 · [2] float32"
     assert nodes["n1"]["texts"][-1] == f"x * {expr} · line 3"
     assert f"line 3: é中 = x * {expr}" in nodes["n1"]["tooltip"]
     assert nodes["n2_out"]["texts"][0] == "s"
@@ -264,9 +268,23 @@ def deep():
     return trace_of(DEEP, "deep.py")
 
 
+def test_deep_loop_folds(deep):
+    """1000 iterations of y = torch.tanh(y) * 1.01: one loop body drawn once, ×1000."""
+    src = render(deep)
+    nodes = svg_nodes(to_svg(src))
+    assert sorted(k for k in nodes if k != "legend") == ["n0", "n0_leaf", "n1999", "n2000", "n2000_out"]
+    assert nodes["n1999"]["texts"][0] == "TanhBackward0" and nodes["n2000"]["texts"][0] == "MulBackward0"
+    texts = all_texts(to_svg(src))
+    assert "×1000 loop body · line 5" in texts and "drawn once: the last of 1000 iterations" in texts
+    assert "loop bodies folded, each drawn once: ×1000 (line 5); --no-fold draws every iteration" in texts
+    # the carried value: a dashed edge from the body's output back to its input, not laid out
+    assert re.search(r'n2000 -> n1999 \[color="#8e44ad" constraint=false style=dashed', src)
+    assert "n1999 -> n2000\n" in src                       # inside one iteration, no "×" label
+
+
 def test_deep_chain_collapses(deep):
     assert len(deep.nodes) == 2001
-    src = render(deep)
+    src = render(deep, GraphOptions(fold=False))
     assert "TanhBackward0 &#8594; MulBackward0" in src
     assert "&#215; 999 (1,998 nodes)" in src
     nodes = svg_nodes(to_svg(src))
@@ -276,9 +294,9 @@ def test_deep_chain_collapses(deep):
 
 
 def test_collapse_off_draws_every_node_up_to_max(deep):
-    src = render(deep, GraphOptions(collapse=False, max_nodes=5000))
+    src = render(deep, GraphOptions(collapse=False, max_nodes=5000, fold=False))
     assert src.count("TanhBackward0</B>") == 1000 and src.count("MulBackward0</B>") == 1000
-    capped = render(deep, GraphOptions(collapse=False))       # default --max-nodes 500
+    capped = render(deep, GraphOptions(collapse=False, fold=False))       # default --max-nodes 500
     assert "1,501 of 2,001 nodes not shown (--max-nodes 500" in capped
     assert "omitted ->" in capped
     assert "n2000" in capped and "n1 [" not in capped          # nearest the output kept
@@ -287,21 +305,21 @@ def test_collapse_off_draws_every_node_up_to_max(deep):
 def test_collapse_default_threshold():
     small = trace_of("import torch\nx = torch.tensor(1.0, requires_grad=True)\ny = x\n"
                      "for i in range(20):\n    y = y.exp()\n")
-    assert "&#215;" not in render(small)
-    assert "&#215; 19" in render(small, GraphOptions(collapse=True))
+    assert "&#215;" not in render(small, GraphOptions(fold=False))
+    assert "&#215; 19" in render(small, GraphOptions(collapse=True, fold=False))
 
 
 def test_collapse_keeps_fan_in_nodes():
     t = trace_of("import torch\nx = torch.tensor(1.0, requires_grad=True)\ny = x\n"
                  "for i in range(10):\n    y = y.exp()\nz = y * y\nw = z\nfor i in range(10):\n    w = w.sin()\n")
-    src = render(t, GraphOptions(collapse=True))
+    src = render(t, GraphOptions(collapse=True, fold=False))
     runs = re.findall(r"^\s*(n\d+_n\d+) \[", src, re.M)
     assert len(runs) == 2, runs                                  # two runs, the MulBackward0 between
     assert "MulBackward0</B>" in src
 
 
 def test_max_nodes_note_is_visible(deep):
-    svg = to_svg(render(deep, GraphOptions(collapse=False, max_nodes=10)))
+    svg = to_svg(render(deep, GraphOptions(collapse=False, max_nodes=10, fold=False)))
     texts = all_texts(svg)
     assert "1,991 of 2,001 nodes not shown (--max-nodes 10; nearest the outputs kept)" in texts
     assert "… 1,991 more nodes" in texts
@@ -311,7 +329,7 @@ def test_deep_renders_fast(deep):
     need_dot()
     start = time.perf_counter()
     svg = to_svg(render(trace_of(DEEP, "deep.py"), GraphOptions(values=True)))
-    full = to_svg(render(deep, GraphOptions(collapse=False, max_nodes=5000)))
+    full = to_svg(render(deep, GraphOptions(collapse=False, max_nodes=5000, fold=False)))
     assert time.perf_counter() - start < 20
     assert ET.fromstring(svg) is not None and len(svg_nodes(full)) > 2000
 

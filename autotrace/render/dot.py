@@ -39,16 +39,15 @@ PASS_COLOR = "#c0392b"
 GRAD_COLOR = "#b03a2e"
 SUB_COLOR = "#555555"
 
-MAX_PERIOD = 4          # collapse repeating patterns of up to this many node names
-MIN_COLLAPSE = 6        # ... covering at least this many nodes
-MIN_REPEATS = 3
-COLLAPSE_ABOVE = 200    # --collapse is on by default for graphs bigger than this
+BAD_COLOR = "#f5b7b1"   # an output whose value or gradient holds nan/inf: never the "good" green
+CLUSTER_COLOR = "#7f8c8d"
+FOLD_COLOR = "#8e44ad"
 MAX_TEXT = 60           # characters of a source expression shown in a label
 VALUE_ELEMENTS = 8      # elements of a tensor shown whole in a label
 
 
-class GraphError(ValueError):
-    """The options do not fit the trace (``--of`` names no tensor, ``--pass`` out of range)."""
+from .graph_layout import GraphError, Layout  # noqa: F401  (GraphError is part of this module's API)
+from .notation import array_text, non_finite, shape_text
 
 
 @dataclass
@@ -57,8 +56,11 @@ class GraphOptions:
     saved: bool = False            # saved tensors
     show_none: bool = False        # (None, 0) inputs
     of: str | None = None          # draw only what this variable depends on
-    pass_number: int | None = None  # 1-based: mark the nodes this backward pass visited
+    pass_number: int | None = None  # 1-based: draw this backward pass's graph, its nodes outlined
+    all_passes: bool = False       # draw every pass's graph even when each pass built its own
     collapse: bool | None = None   # None: on when the graph has more than COLLAPSE_ABOVE nodes
+    fold: bool = True              # repeated loop bodies drawn once, as a cluster marked ×N
+    depth: int | None = None       # module calls nested this deep drawn as one box each
     max_nodes: int = 500
     legend: bool = True
     title: bool = True
@@ -122,183 +124,12 @@ def _short(text: str, limit: int = MAX_TEXT) -> str:
 
 def format_array(a) -> str:
     """PyTorch's printed numbers for small arrays (``15.``, ``[3., 3.]``); shape and a
-    summary for large ones."""
-    if a is None:
-        return "None"
-    a = np.asarray(a)
-    if a.size <= VALUE_ELEMENTS:
-        from ..printing import one_line
-        kind = a.dtype.kind
-        return one_line(a, "bool" if kind == "b" else ("int64" if kind in "iu" else "float32"))
-    flat = a.reshape(-1).astype(np.float64)
-    with np.errstate(all="ignore"):
-        return (f"{_shape(a.shape)} min {np.nanmin(flat):.4g} max {np.nanmax(flat):.4g} "
-                f"norm {np.sqrt(np.nansum(flat * flat)):.4g}")
+    summary for large ones (see :mod:`autotrace.render.notation`)."""
+    return array_text(a, whole=VALUE_ELEMENTS)
 
 
 def _shape(shape) -> str:
-    if shape is None:
-        return "?"
-    shape = tuple(int(s) for s in shape)
-    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
-# -- selecting and collapsing -------------------------------------------------------------
-
-class _Layout:
-    """Which recorded nodes are drawn, as which box (``unit``), and what was left out."""
-
-    def __init__(self, trace, opts: GraphOptions):
-        self.trace = trace
-        nodes = trace.nodes
-        self.names_of: dict[int, list[str]] = {}
-        for v in trace.variables.values():
-            if v.kind == "tensor" and v.node is not None and 0 <= v.node < len(nodes):
-                self.names_of.setdefault(v.node, []).append(v.name)
-
-        # what to draw: everything recorded, or what --of depends on
-        if opts.of is not None:
-            v = trace.variables.get(opts.of)
-            if v is None or v.kind != "tensor":
-                raise GraphError(f"--of {opts.of}: the script binds no tensor named {opts.of!r}")
-            if v.node is None:
-                raise GraphError(f"--of {opts.of}: {opts.of} is not part of an autograd graph "
-                                 f"(it does not require grad)")
-            included = self._reachable([v.node])
-        else:
-            included = set(range(len(nodes)))
-        self.included = included
-
-        self.consumers: dict[int, list[int]] = {}
-        for c in sorted(included):
-            for i, _ in nodes[c].inputs:
-                if i is not None and i in included:
-                    self.consumers.setdefault(i, []).append(c)
-
-        # outputs: named non-leaf tensors whose node nothing consumes (and the --of root)
-        outputs: dict[int, list[str]] = {}
-        for v in trace.variables.values():
-            if (v.kind == "tensor" and v.node is not None and v.node in included
-                    and not nodes[v.node].is_leaf
-                    and (v.node not in self.consumers or v.name == opts.of)):
-                outputs.setdefault(v.node, []).append(v.name)
-        self.outputs = outputs
-
-        # units: each drawn box is one node or one collapsed run of nodes
-        self.unit_of: dict[int, str] = {c: f"n{c}" for c in included}
-        self.runs: dict[str, list[int]] = {}
-        self.collapse = opts.collapse if opts.collapse is not None else len(included) > COLLAPSE_ABOVE
-        if self.collapse:
-            self._collapse()
-
-        # --max-nodes: keep the units nearest the outputs
-        units = sorted(set(self.unit_of.values()), key=self._unit_key)
-        self.omitted_nodes = 0
-        self.kept = set(units)
-        if len(units) > opts.max_nodes:
-            self.kept = self._nearest(opts.max_nodes)
-            self.omitted_nodes = sum(1 for c in included if self.unit_of[c] not in self.kept)
-        self.units = [u for u in units if u in self.kept]
-        self.omitted_units = len(units) - len(self.units)
-
-    def _unit_key(self, unit: str):
-        run = self.runs.get(unit)
-        return (run[0] if run else int(unit[1:]), unit)
-
-    def _reachable(self, roots):
-        seen = set()
-        stack = list(roots)
-        nodes = self.trace.nodes
-        while stack:
-            c = stack.pop()
-            if c in seen:
-                continue
-            seen.add(c)
-            for i, _ in nodes[c].inputs:
-                if i is not None and i not in seen:
-                    stack.append(i)
-        return seen
-
-    def _link(self, c):
-        """The one input ``c`` continues a chain from, or None."""
-        nodes = self.trace.nodes
-        n = nodes[c]
-        if n.is_leaf or c in self.outputs:
-            return None
-        ins = [i for i, _ in n.inputs if i is not None and i in self.included]
-        if len(ins) != 1:
-            return None
-        p = ins[0]
-        if nodes[p].is_leaf or p in self.outputs or self.consumers.get(p) != [c]:
-            return None
-        return p
-
-    def _collapse(self):
-        nodes = self.trace.nodes
-        pred = {}
-        for c in sorted(self.included):
-            p = self._link(c)
-            if p is not None:
-                pred[c] = p
-        succ = {p: c for c, p in pred.items()}
-        for head in sorted(succ):
-            if head in pred:
-                continue
-            chain = [head]
-            while chain[-1] in succ:
-                chain.append(succ[chain[-1]])
-            names = [nodes[c].name for c in chain]
-            i = 0
-            while i < len(chain):
-                best = (0, 0)
-                for period in range(1, MAX_PERIOD + 1):
-                    pattern = names[i:i + period]
-                    if len(pattern) < period:
-                        break
-                    r = 1
-                    while names[i + r * period:i + (r + 1) * period] == pattern:
-                        r += 1
-                    if r >= MIN_REPEATS and r * period >= MIN_COLLAPSE and r * period > best[0] * best[1]:
-                        best = (period, r)
-                period, r = best
-                if period:
-                    members = chain[i:i + period * r]
-                    unit = f"n{members[0]}_n{members[-1]}"
-                    self.runs[unit] = members
-                    for c in members:
-                        self.unit_of[c] = unit
-                    i += period * r
-                else:
-                    i += 1
-
-    def _nearest(self, limit: int):
-        """Breadth-first from the sinks (newest first) along inputs: the first ``limit`` units."""
-        nodes = self.trace.nodes
-        sinks = sorted((c for c in self.included if c not in self.consumers or c in self.outputs),
-                       reverse=True)
-        kept: list[str] = []
-        seen_units = set()
-        seen = set()
-        queue = list(sinks)
-        head = 0
-        while head < len(queue) and len(kept) < limit:
-            c = queue[head]
-            head += 1
-            if c in seen:
-                continue
-            seen.add(c)
-            u = self.unit_of[c]
-            if u not in seen_units:
-                seen_units.add(u)
-                kept.append(u)
-                members = self.runs.get(u, [c])
-            else:
-                members = [c]
-            for m in members:
-                for i, _ in nodes[m].inputs:
-                    if i is not None and i in self.included and i not in seen:
-                        queue.append(i)
-        return set(kept)
+    return shape_text(shape)
 
 
 # -- drawing -------------------------------------------------------------------------------
@@ -313,6 +144,42 @@ def _label(title: str, lines=(), bold_title=True, small=()) -> str:
         if line:
             parts.append(f'<FONT POINT-SIZE="9" COLOR="{SUB_COLOR}">{html_text(line)}</FONT>')
     return "<" + "<BR/>".join(parts) + ">"
+
+
+FONT = "Helvetica"
+# Helvetica first (the pictures look the same as without CJK), then faces that have CJK
+# glyphs on Linux (Noto / Source Han, WenQuanYi), macOS and Windows; SVG viewers and
+# Graphviz's own renderer take the first face that has each character.
+CJK_FONTS = ("Helvetica,Noto Sans CJK SC,Source Han Sans SC,WenQuanYi Zen Hei,"
+             "PingFang SC,Hiragino Sans GB,Microsoft YaHei,sans-serif")
+
+
+def has_cjk(text: str) -> bool:
+    """True when ``text`` holds a CJK ideograph, kana, hangul or CJK punctuation."""
+    for ch in text:
+        o = ord(ch)
+        if (0x2E80 <= o <= 0x9FFF or 0xAC00 <= o <= 0xD7AF or 0xF900 <= o <= 0xFAFF
+                or 0xFF00 <= o <= 0xFFEF or 0x20000 <= o <= 0x2FA1F):
+            return True
+    return False
+
+
+def label_texts(trace):
+    """The user text that can appear in the picture's labels."""
+    yield trace.script
+    for n in trace.nodes:
+        if n.text:
+            yield n.text
+        if n.var_name:
+            yield n.var_name
+    yield from trace.variables
+    if trace.error is not None:
+        yield str(trace.error.get("message", ""))
+
+
+def font_list(trace) -> str:
+    """The fontname for the picture: :data:`CJK_FONTS` when a label holds CJK text."""
+    return CJK_FONTS if any(has_cjk(t) for t in label_texts(trace)) else FONT
 
 
 def _where(n) -> str:
@@ -334,17 +201,18 @@ def build(trace, opts: GraphOptions | None = None):
     opts = opts or GraphOptions()
     if opts.max_nodes < 1:
         raise GraphError("--max-nodes must be at least 1")
-    lay = _Layout(trace, opts)
+    if opts.depth is not None and opts.depth < 1:
+        raise GraphError("--depth counts from 1 (the modules the script calls)")
+    lay = Layout(trace, of=opts.of, pass_number=opts.pass_number, all_passes=opts.all_passes,
+                 collapse=opts.collapse, max_nodes=opts.max_nodes, depth=opts.depth, fold=opts.fold)
     nodes = trace.nodes
 
     # which backward pass the numbers and marks come from
     chosen = None
     if opts.pass_number is not None:
-        if not 1 <= opts.pass_number <= len(trace.passes):
-            have = (f"it ran {len(trace.passes)} backward pass"
-                    f"{'es' if len(trace.passes) != 1 else ''}" if trace.passes else "it ran no backward pass")
-            raise GraphError(f"--pass {opts.pass_number}: {have}")
         chosen = trace.passes[opts.pass_number - 1]
+    elif lay.chosen_pass is not None:
+        chosen = lay.chosen_pass
     elif opts.values and trace.passes:
         chosen = trace.passes[-1]
     steps = {s.node: s for s in chosen.steps if s.node is not None} if chosen is not None else {}
@@ -354,12 +222,13 @@ def build(trace, opts: GraphOptions | None = None):
         if v.kind == "tensor" and v.is_leaf and v.node is not None:
             leaf_vars.setdefault(v.node, v)
 
+    fonts = font_list(trace)
     g = graphviz.Digraph("autotrace")
-    g.attr("graph", rankdir="TB", nodesep="0.3", ranksep="0.35", fontname="Helvetica", fontsize="12",
+    g.attr("graph", rankdir="TB", nodesep="0.3", ranksep="0.35", fontname=fonts, fontsize="12",
            bgcolor="white", pad="0.2")
     g.attr("node", shape="box", style="filled,rounded", fillcolor=NODE_COLOR, color="#666666",
-           fontname="Helvetica", fontsize="11", margin="0.12,0.05", height="0.3")
-    g.attr("edge", color="#555555", arrowsize="0.7", fontname="Helvetica", fontsize="9")
+           fontname=fonts, fontsize="11", margin="0.12,0.05", height="0.3")
+    g.attr("edge", color="#555555", arrowsize="0.7", fontname=fonts, fontsize="9")
 
     title = []
     if opts.title:
@@ -368,6 +237,7 @@ def build(trace, opts: GraphOptions | None = None):
         e = trace.error
         where = f" at line {e['line']}" if e.get("line") else ""
         title.append(f"the script stopped{where}: {e['type']}: {_short(e['message'], 90)}")
+    title.extend(lay.notes)
     if lay.omitted_units:
         title.append(f"{lay.omitted_nodes:,} of {len(lay.included):,} nodes not shown "
                      f"(--max-nodes {opts.max_nodes}; nearest the outputs kept)")
@@ -395,28 +265,52 @@ def build(trace, opts: GraphOptions | None = None):
             attrs["penwidth"] = "2.5"
         return attrs
 
-    saved_any = none_any = False
-    for unit in lay.units:
+    flags = {"saved": False, "none": False, "bad": False, "box": False}
+    tail_edges = []          # (src, dst, attrs) drawn after the clusters
+
+    def draw_unit(t, unit):
         run = lay.runs.get(unit)
         if run is not None:
             first, last = nodes[run[0]], nodes[run[-1]]
-            period = next(p for p in range(1, MAX_PERIOD + 1)
+            period = next(p for p in range(1, 5)
                           if [nodes[c].name for c in run[p:2 * p]] == [nodes[c].name for c in run[:p]])
             pattern = " \u2192 ".join(nodes[c].name for c in run[:period])
             count = len(run) // period
             lines = [f"\u00d7 {count:,}" + (f" ({len(run):,} nodes)" if period > 1 else "")]
             if last.shape is not None:
                 lines.append(f"{_shape(last.shape)} {last.dtype}")
-            where = _where(first)
-            small = [where, f"n{run[0]} \u2026 n{run[-1]}"]
+            small = [_where(first), f"n{run[0]} \u2026 n{run[-1]}"]
             if opts.values and last.value is not None:
                 lines.append(f"last value {format_array(last.value)}")
             attrs = {"label": _label(pattern, lines, small=small),
                      "tooltip": _tooltip(f"{count} \u00d7 {pattern} (n{run[0]} \u2026 n{run[-1]}), collapsed",
                                          first.statement and f"line {first.line}: {first.statement}"),
                      "style": "filled,rounded,dashed", "peripheries": "2"}
-            g.node(unit, **mark(attrs, run))
-            continue
+            t.node(unit, **mark(attrs, run))
+            return
+        call = lay.box_call.get(unit)
+        if call is not None:
+            flags["box"] = True
+            members = lay.members[unit]
+            inner = [c for c in members if not nodes[c].is_leaf]
+            last = nodes[max(inner)] if inner else nodes[max(members)]
+            name, cls = lay.module_label(call)
+            params = [(lay.names_of.get(c) or [nodes[c].var_name])[0] for c in members if nodes[c].is_leaf]
+            lines = [cls] if name != cls else []
+            if last.shape is not None and not last.is_leaf:
+                lines.append(f"\u2192 {_shape(last.shape)} {last.dtype}")
+            if opts.values and not last.is_leaf and last.value is not None:
+                lines.append(f"value {format_array(last.value)}")
+            small = [f"{len(inner)} node{'s' if len(inner) != 1 else ''}"
+                     + (f", {len(params)} parameter{'s' if len(params) != 1 else ''}" if params else ""),
+                     f"line {call.line}" if call.line else ""]
+            attrs = {"label": _label(name, lines, small=small),
+                     "tooltip": _tooltip(f"{name} ({cls}) drawn as one box (--depth {opts.depth})",
+                                         ", ".join(dict.fromkeys(nodes[c].name for c in inner)),
+                                         params and "parameters: " + ", ".join(p for p in params if p)),
+                     "peripheries": "2"}
+            t.node(unit, **mark(attrs, members))
+            return
         c = int(unit[1:])
         n = nodes[c]
         if n.is_leaf:
@@ -433,7 +327,7 @@ def build(trace, opts: GraphOptions | None = None):
                     grad = v.grad
                 if grad is not None:
                     lines.append(f"grad {format_array(grad)}")
-            g.node(f"{unit}_leaf",
+            t.node(f"{unit}_leaf",
                    label=_label(", ".join(names) if names else "(unnamed leaf)", lines,
                                 small=[_where(n)] if not names else ()),
                    tooltip=_tooltip(f"leaf tensor {', '.join(names)}".rstrip(),
@@ -443,11 +337,11 @@ def build(trace, opts: GraphOptions | None = None):
             acc = []
             if opts.values and c in steps and steps[c].grad_in and steps[c].grad_in[0] is not None:
                 acc.append(f"+= {format_array(steps[c].grad_in[0])}")
-            g.node(unit, **mark({"label": _label(n.name, small=acc),
+            t.node(unit, **mark({"label": _label(n.name, small=acc),
                                  "tooltip": _tooltip(f"AccumulateGrad (n{c}): adds incoming gradients "
                                                      f"into {names[0] if names else 'the leaf'}.grad")}, [c]))
-            g.edge(f"{unit}_leaf", unit)
-            continue
+            tail_edges.append((f"{unit}_leaf", unit, {}))
+            return
         names = lay.names_of.get(c) or ([n.var_name] if n.var_name else [])
         lines = [(", ".join(names) + " \u00b7 " if names else "") + f"{_shape(n.shape)} {n.dtype}"]
         lines += value_lines(c)
@@ -455,37 +349,77 @@ def build(trace, opts: GraphOptions | None = None):
                  "tooltip": _tooltip(f"{n.name} (n{c})",
                                      n.line and f"line {n.line}: {n.statement or n.text or ''}",
                                      n.text and f"expression: {n.text}")}
-        g.node(unit, **mark(attrs, [c]))
+        t.node(unit, **mark(attrs, lay.members.get(unit, [c])))
         if opts.saved:
             for s in n.saved:
-                saved_any = True
-                g.node(f"{unit}_saved_{s}", label=_label(f"_saved_{s}", bold_title=False),
+                flags["saved"] = True
+                t.node(f"{unit}_saved_{s}", label=_label(f"_saved_{s}", bold_title=False),
                        tooltip=_tooltip(f"{n.name}._saved_{s}: a tensor saved for backward"),
                        fillcolor=SAVED_COLOR, shape="box", style="filled", fontsize="9")
-                g.edge(f"{unit}_saved_{s}", unit, dir="none", style="dashed", color=SAVED_COLOR)
+                tail_edges.append((f"{unit}_saved_{s}", unit, {"dir": "none", "style": "dashed",
+                                                               "color": SAVED_COLOR}))
         out_names = lay.outputs.get(c)
         if out_names:
             lines = [f"{_shape(n.shape)} {n.dtype}"]
-            if opts.values:
-                v = trace.variables.get(out_names[0])
-                if v is not None and v.value is not None:
+            v = trace.variables.get(out_names[0])
+            bad = False
+            if v is not None:
+                bad = non_finite(v.value) or non_finite(v.grad) or non_finite(v.summary)
+                if opts.values and v.value is not None:
                     lines.append(f"value {format_array(v.value)}")
-            g.node(f"{unit}_out", label=_label(", ".join(out_names), lines),
-                   tooltip=_tooltip(f"output {', '.join(out_names)} (grad_fn={n.name})"),
-                   fillcolor=OUTPUT_COLOR)
-            g.edge(unit, f"{unit}_out")
+            flags["bad"] |= bad
+            t.node(f"{unit}_out", label=_label(", ".join(out_names), lines),
+                   tooltip=_tooltip(f"output {', '.join(out_names)} (grad_fn={n.name})"
+                                    + (": holds nan or inf" if bad else "")),
+                   fillcolor=BAD_COLOR if bad else OUTPUT_COLOR)
+            tail_edges.append((unit, f"{unit}_out", {}))
 
-    # edges: input -> consumer, in creation order
+    def emit_group(parent, gid):
+        grp = lay.groups[gid]
+        with parent.subgraph(name=gid) as s:
+            if grp.kind == "module":
+                name, cls = lay.module_label(grp.call)
+                label = f"<<B>{html_text(name)}</B>" + (f" \u00b7 {html_text(cls)}" if name != cls else "") + ">"
+                s.attr(label=label, style="rounded", color=CLUSTER_COLOR, fontsize="10", labeljust="l",
+                       tooltip=attr_text(f"nodes made by {name} ({cls})"
+                                         + (f", called on line {grp.call.line}" if grp.call.line else "")))
+            else:
+                f = grp.fold
+                where = f.lines_text()
+                s.attr(label=f"<<B>\u00d7{f.count}</B> loop body" + (f" \u00b7 {html_text(where)}" if where else "")
+                       + f'<BR ALIGN="LEFT"/><FONT POINT-SIZE="9" COLOR="{SUB_COLOR}">drawn once: the last of '
+                       f"{f.count} iterations</FONT>>",
+                       style="dashed,rounded", color=FOLD_COLOR, fontsize="10", labeljust="l",
+                       tooltip=attr_text(f"a loop body the script ran {f.count} times, each iteration wired "
+                                         f"the same way; nodes n{f.lo} \u2026 n{f.hi}"))
+            for u in grp.units:
+                draw_unit(s, u)
+            for ch in sorted(grp.children, key=lambda k: lay.groups[k].lo):
+                emit_group(s, ch)
+
+    for u in lay.units:
+        if lay.group_of.get(u) is None:
+            draw_unit(g, u)
+    for grp in sorted(lay.top_groups(), key=lambda x: x.lo):
+        emit_group(g, grp.id)
+    for src, dst, attrs in tail_edges:
+        g.edge(src, dst, **attrs)
+
+    # edges: input -> consumer, in creation order; edges that fold into one are drawn once
     pending_omitted = []
+    drawn_edges: dict[tuple, dict] = {}
+    order: list[tuple] = []
     for c in sorted(lay.included):
         dst = lay.unit_of[c]
         if dst not in lay.kept:
             continue
         s = steps.get(c)
+        fi = lay.fold_of.get(c)
+        own = dst == f"n{c}"            # the node is drawn itself (not folded or boxed away)
         for k, (i, nr) in enumerate(nodes[c].inputs):
             if i is None:
-                if opts.show_none and dst == f"n{c}":
-                    none_any = True
+                if opts.show_none and own:
+                    flags["none"] = True
                     g.node(f"n{c}_none{k}", label=_label("None", bold_title=False),
                            tooltip=_tooltip(f"next_functions[{k}] of {nodes[c].name} is (None, 0): "
                                             f"this input needs no gradient"),
@@ -500,14 +434,32 @@ def build(trace, opts: GraphOptions | None = None):
             if src not in lay.kept:
                 pending_omitted.append(dst)
                 continue
-            attrs = {}
-            if opts.values and s is not None and k < len(s.grads_out) and s.grads_out[k] is not None:
+            inside = fi is not None and lay.fold_of.get(i) == fi
+            carry = inside and lay.iteration[i] == lay.iteration[c] - 1
+            # many iterations feeding one node outside the loop body: one edge marked ×N
+            gather = lay.fold_of.get(i) is not None and not inside
+            key = (src, dst, carry, not gather)
+            if key in drawn_edges:
+                drawn_edges[key]["_count"] += 1
+                continue
+            attrs = {"_count": 1}
+            if carry:
+                attrs.update(style="dashed", color=FOLD_COLOR, constraint="false",
+                             tooltip=_tooltip("the value carried into the next iteration of the loop body"))
+            if opts.values and own and s is not None and k < len(s.grads_out) and s.grads_out[k] is not None:
                 attrs["label"] = f'<<FONT COLOR="{GRAD_COLOR}">{html_text(format_array(s.grads_out[k]))}</FONT>>'
                 attrs["tooltip"] = _tooltip(f"gradient passed from {nodes[c].name} (n{c}) "
                                             f"to input {k} ({nodes[i].name}, n{i})")
             if nr:
                 attrs["taillabel"] = str(nr)
-            g.edge(src, dst, **attrs)
+            drawn_edges[key] = attrs
+            order.append(key)
+    for key in order:
+        attrs = drawn_edges[key]
+        count = attrs.pop("_count")
+        if count > 1 and "label" not in attrs and not key[3]:
+            attrs["label"] = f"\u00d7{count}"
+        g.edge(key[0], key[1], **attrs)
     if pending_omitted:
         g.node("omitted", label=_label(f"\u2026 {lay.omitted_nodes:,} more nodes", bold_title=False,
                                        small=[f"not shown (--max-nodes {opts.max_nodes})"]),
@@ -517,18 +469,27 @@ def build(trace, opts: GraphOptions | None = None):
             g.edge("omitted", dst, style="dashed", color="#999999")
 
     if opts.legend and lay.included:
-        _legend(g, opts, chosen, saved_any, none_any, bool(lay.runs))
+        _legend(g, opts, chosen, flags, bool(lay.runs), bool(lay.folds),
+                any(gr.kind == "module" for gr in lay.groups.values()))
     return g
 
 
-def _legend(g, opts, chosen, saved_any, none_any, collapsed_any):
+def _legend(g, opts, chosen, flags, collapsed_any, folded_any, clusters_any):
     rows = [(LEAF_COLOR, "leaf tensor (requires_grad)"), (NODE_COLOR, "backward node (grad_fn)"),
             (OUTPUT_COLOR, "output tensor")]
-    if saved_any:
+    if flags["bad"]:
+        rows.append((BAD_COLOR, "output holding nan or inf"))
+    if flags["saved"]:
         rows.append((SAVED_COLOR, "tensor saved for backward"))
     if collapsed_any:
         rows.append((None, "dashed double box: a repeated chain, collapsed"))
-    if none_any:
+    if flags["box"]:
+        rows.append((None, f"double box: a module drawn as one box (--depth {opts.depth})"))
+    if clusters_any:
+        rows.append((None, "grey frame: the nodes one module call made"))
+    if folded_any:
+        rows.append((None, "dashed purple frame \u00d7N: a loop body run N times, drawn once"))
+    if flags["none"]:
         rows.append((None, "None: input that needs no gradient"))
     if opts.pass_number is not None:
         rows.append(("pass", f"red outline: run by backward pass {opts.pass_number}"))

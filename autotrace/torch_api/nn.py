@@ -71,7 +71,13 @@ class Module:
         object.__setattr__(self, name, value)
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        if record.active is None:
+            return self.forward(*args, **kwargs)
+        call = record.enter_module(self)      # the graph groups the nodes by module call
+        try:
+            return self.forward(*args, **kwargs)
+        finally:
+            record.exit_module(call)
 
     def _on_bind(self, name: str) -> None:
         """Bound to a script variable: its parameters are named after it

@@ -1,0 +1,630 @@
+"""What a picture of the graph shows, before any drawing: the shared half of the DOT and
+Mermaid views (and of ``run``'s folded grad_fn tree).
+
+From a :class:`~autotrace.trace.Trace` it decides
+
+* **which nodes**: everything, the graph behind ``--of NAME``, or one backward pass's
+  graph. When the script built a graph of its own for each of several backward passes
+  (a training loop), one pass is drawn by default — the last — and :attr:`Layout.notes`
+  says which and how to pick another (``--pass N``) or all (``--all-passes``);
+* **loop bodies**: a stretch of nodes that the same script sites (and module) created
+  again and again, each repetition wired like the one before (the carried state feeds
+  the next), is drawn once as a cluster marked ``×30`` (:func:`find_folds`);
+* **module clusters**: the nodes each ``nn.Module`` call created, grouped under the
+  module's name and class (``model.0 · Linear``); ``--depth N`` draws calls nested N deep
+  as one box each, like torchview's ``depth``;
+* chains of identical single-input nodes outside loops, collapsed into one box; and
+  ``max_nodes``, the units nearest the outputs.
+
+Everything is keyed by node ids (creation order), so the result is deterministic.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+MAX_PERIOD = 4          # collapse repeating patterns of up to this many node names
+MIN_COLLAPSE = 6        # ... covering at least this many nodes
+MIN_REPEATS = 3
+COLLAPSE_ABOVE = 200    # chain collapsing is on by default for graphs bigger than this
+MIN_FOLD = 3            # a loop body is folded when it ran at least this many times
+
+
+class GraphError(ValueError):
+    """The options do not fit the trace (``--of`` names no tensor, ``--pass`` out of range)."""
+
+
+# -- loop bodies ----------------------------------------------------------------------------
+
+@dataclass
+class Fold:
+    """A loop body the script ran ``count`` times: ``reps[k]`` are the node ids of
+    repetition k (creation order, all of one length); the last repetition is drawn."""
+
+    reps: list
+    lines: tuple = ()       # the script lines the body's nodes come from (sorted)
+
+    @property
+    def count(self) -> int:
+        return len(self.reps)
+
+    @property
+    def drawn(self) -> list:
+        return self.reps[-1]
+
+    @property
+    def lo(self) -> int:
+        return self.reps[0][0]
+
+    @property
+    def hi(self) -> int:
+        return self.reps[-1][-1]
+
+    def lines_text(self) -> str:
+        if not self.lines:
+            return ""
+        a, b = self.lines[0], self.lines[-1]
+        return f"line {a}" if a == b else f"lines {a}\u2013{b}"
+
+
+def innermost_calls(trace) -> list:
+    """For each node id, the index of the innermost module call that created it, or None."""
+    out = [None] * len(trace.nodes)
+    for call in trace.module_calls:          # callers come before the calls they make
+        for c in range(call.start, min(call.end, len(out))):
+            out[c] = call.index
+    return out
+
+
+def find_folds(trace, order, call_of) -> list:
+    """Repeated loop bodies among the non-leaf node ids ``order`` (ascending): a period p
+    of node keys (name, script site, module) repeating at least :data:`MIN_FOLD` times,
+    where every repetition after the first is wired the same way (inputs inside the same
+    repetition at the same offsets, the carried state from the previous one, leaves and
+    outside nodes elsewhere)."""
+    nodes = trace.nodes
+    calls = trace.module_calls
+    keys = []
+    for c in order:
+        n = nodes[c]
+        k = call_of[c]
+        keys.append((n.name, n.line, n.col, n.text, calls[k].module if k is not None else None))
+    nxt = [None] * len(keys)
+    last = {}
+    for i in range(len(keys) - 1, -1, -1):
+        nxt[i] = last.get(keys[i])
+        last[keys[i]] = i
+    folds = []
+    i = 0
+    n_keys = len(keys)
+    floor = 0                   # the end of the last fold: a new one starts at or after it
+
+    def repeats(st, p):
+        body = keys[st:st + p]
+        r = 1
+        while keys[st + r * p:st + (r + 1) * p] == body:
+            r += 1
+        return r
+
+    while i < n_keys:
+        j = nxt[i]
+        if j is None:
+            i += 1
+            continue
+        p = j - i
+        r = repeats(i, p)
+        if r >= MIN_FOLD:
+            # the phase: a repetition should start where an iteration does, never inside a
+            # module call that the loop is not itself inside
+            best = None
+            for st in range(max(floor, i - p + 1), i + p):
+                rr = repeats(st, p)
+                if rr < MIN_FOLD:
+                    continue
+                end = st + rr * p
+                good = _boundary_ok(trace, order, call_of, st, end)
+                # the loop's last iteration ends the stretch: nothing of it is left over
+                whole = end >= n_keys or keys[end] != keys[end - p]
+                cand = (good, whole, rr, -abs(st - i), -st)
+                if best is None or cand > best[0]:
+                    best = (cand, st, rr)
+            _, st, r = best
+            reps = [order[st + k * p:st + (k + 1) * p] for k in range(r)]
+            good = _consistent(nodes, reps)
+            skip = 0
+            if good < MIN_FOLD and len(reps) > MIN_FOLD:
+                good = _consistent(nodes, reps[1:])
+                skip = 1
+            if good >= MIN_FOLD:
+                reps = reps[skip:skip + good]
+                lines = sorted({nodes[c].line for c in reps[-1] if nodes[c].line})
+                folds.append(Fold(reps, tuple(lines)))
+                i = floor = st + (skip + good) * p
+                continue
+        i += 1
+    return folds
+
+
+def _boundary_ok(trace, order, call_of, st, end) -> bool:
+    """No module call holds both the node before position ``st`` and the one at it,
+    unless that call holds the whole stretch ``[st, end)`` (a loop inside a forward)."""
+    if st == 0:
+        return True
+    calls = trace.module_calls
+    before, at = order[st - 1], order[st]
+    first, last = order[st], order[end - 1]
+    k = call_of[at]
+    while k is not None:
+        call = calls[k]
+        if call.start <= before < call.end and not (call.start <= first and last < call.end):
+            return False
+        k = call.parent
+    return True
+
+
+def _signature(nodes, rep, prev):
+    pos = {c: o for o, c in enumerate(rep)}
+    ppos = {c: o for o, c in enumerate(prev)} if prev else {}
+    sig = []
+    for c in rep:
+        s = []
+        for i, nr in nodes[c].inputs:
+            if i is None:
+                s.append(("N",))
+            elif i in pos:
+                s.append(("i", pos[i], nr))
+            elif i in ppos:
+                s.append(("p", ppos[i], nr))
+            elif nodes[i].is_leaf:
+                s.append(("L",))
+            else:
+                s.append(("e",))
+        sig.append(tuple(s))
+    return sig
+
+
+def _consistent(nodes, reps) -> int:
+    """How many leading repetitions are wired alike (the first may differ where the later
+    ones take the carried state: it starts from an initial value)."""
+    if len(reps) < 2:
+        return len(reps)
+    base = _signature(nodes, reps[1], reps[0])
+    first = _signature(nodes, reps[0], None)
+    for a, b in zip(first, base):
+        if len(a) != len(b) or any(x != y and y[0] != "p" for x, y in zip(a, b)):
+            return 1
+    k = 2
+    while k < len(reps) and _signature(nodes, reps[k], reps[k - 1]) == base:
+        k += 1
+    return k
+
+
+# -- which nodes -------------------------------------------------------------------------
+
+def reachable(nodes, roots) -> set:
+    seen = set()
+    stack = [r for r in roots if r is not None]
+    while stack:
+        c = stack.pop()
+        if c in seen:
+            continue
+        seen.add(c)
+        for i, _ in nodes[c].inputs:
+            if i is not None and i not in seen:
+                stack.append(i)
+    return seen
+
+
+def separate_passes(trace) -> list | None:
+    """The node sets of the backward passes when each ran over a graph of its own (no
+    non-leaf node shared between two passes; at least two passes), else None."""
+    passes = [p for p in trace.passes if p.roots and any(r is not None for r in p.roots)]
+    if len(passes) < 2:
+        return None
+    nodes = trace.nodes
+    owner = {}
+    sets = []
+    for p in passes:
+        s = reachable(nodes, p.roots)
+        for c in s:
+            if nodes[c].is_leaf:
+                continue
+            if c in owner:
+                return None
+            owner[c] = p.index
+        sets.append((p, s))
+    return sets
+
+
+def _structure(nodes, s) -> tuple:
+    return tuple(nodes[c].name for c in sorted(s) if not nodes[c].is_leaf)
+
+
+# -- the layout ------------------------------------------------------------------------------
+
+@dataclass
+class Group:
+    """A cluster: one module call, or one folded loop body."""
+
+    id: str
+    kind: str                 # "module" | "fold"
+    lo: int
+    hi: int
+    call: object = None       # autotrace.record.ModuleCall
+    fold: Fold | None = None
+    parent: str | None = None
+    units: list = field(default_factory=list)
+    children: list = field(default_factory=list)
+
+    @property
+    def width(self) -> int:
+        return self.hi - self.lo
+
+
+class Layout:
+    """Which recorded nodes are drawn, as which box (``unit``), inside which cluster, and
+    what was left out (see the module docstring)."""
+
+    def __init__(self, trace, of=None, pass_number=None, all_passes=False, collapse=None,
+                 max_nodes=500, depth=None, fold=True):
+        self.trace = trace
+        nodes = trace.nodes
+        self.notes: list[str] = []
+        self.names_of: dict[int, list[str]] = {}
+        for v in trace.variables.values():
+            if v.kind == "tensor" and v.node is not None and 0 <= v.node < len(nodes):
+                self.names_of.setdefault(v.node, []).append(v.name)
+
+        if pass_number is not None and not 1 <= pass_number <= len(trace.passes):
+            have = (f"it ran {len(trace.passes)} backward pass"
+                    f"{'es' if len(trace.passes) != 1 else ''}" if trace.passes else "it ran no backward pass")
+            raise GraphError(f"--pass {pass_number}: {have}")
+
+        # what to draw: what --of depends on, one pass's graph, or everything recorded
+        self.chosen_pass = None          # the pass whose graph (and numbers) are drawn
+        if of is not None:
+            v = trace.variables.get(of)
+            if v is None or v.kind != "tensor":
+                raise GraphError(f"--of {of}: the script binds no tensor named {of!r}")
+            if v.node is None:
+                raise GraphError(f"--of {of}: {of} is not part of an autograd graph "
+                                 f"(it does not require grad)")
+            included = reachable(nodes, [v.node])
+        else:
+            included = None
+            separate = None if all_passes else separate_passes(trace)
+            if separate is not None:
+                total = len(trace.passes)
+                if pass_number is not None:
+                    p = trace.passes[pass_number - 1]
+                    match = [s for q, s in separate if q is p]
+                    if match:
+                        included = match[0]
+                        self.chosen_pass = p
+                else:
+                    p, included = separate[-1]
+                    self.chosen_pass = p
+                if included is not None:
+                    same = sum(1 for _, s in separate if _structure(nodes, s) == _structure(nodes, included))
+                    alike = ("graphs of the same structure" if same == len(separate)
+                             else f"graphs of their own ({same} of them alike)")
+                    self.notes.append(
+                        f"backward pass {self.chosen_pass.index + 1} of {total} drawn (line "
+                        f"{self.chosen_pass.line}): the passes ran over {alike}; "
+                        f"--pass N draws another, --all-passes all of them")
+                    rest = len(nodes) - len(included)
+                    if rest:
+                        self.notes.append(f"{rest:,} nodes of other passes or outside any pass not drawn")
+            elif pass_number is not None:
+                p = trace.passes[pass_number - 1]
+                if not all_passes and p.roots and any(r is not None for r in p.roots):
+                    included = reachable(nodes, p.roots)
+                self.chosen_pass = p
+            if included is None:
+                included = set(range(len(nodes)))
+        self.included = included
+
+        self.consumers: dict[int, list[int]] = {}
+        for c in sorted(included):
+            for i, _ in nodes[c].inputs:
+                if i is not None and i in included:
+                    self.consumers.setdefault(i, []).append(c)
+
+        # outputs: named non-leaf tensors whose node nothing consumes (and the --of root)
+        outputs: dict[int, list[str]] = {}
+        for v in trace.variables.values():
+            if (v.kind == "tensor" and v.node is not None and v.node in included
+                    and not nodes[v.node].is_leaf
+                    and (v.node not in self.consumers or v.name == of)):
+                outputs.setdefault(v.node, []).append(v.name)
+        self.outputs = outputs
+
+        # loop bodies, then module boxes (--depth), then chains
+        self.call_of = innermost_calls(trace)
+        order = sorted(c for c in included if not nodes[c].is_leaf)
+        self.folds = find_folds(trace, order, self.call_of) if fold else []
+        self.rep_of: dict[int, int] = {}      # folded node -> the drawn node at its offset
+        self.fold_of: dict[int, int] = {}     # folded node -> index into self.folds
+        self.iteration: dict[int, int] = {}   # folded node -> its repetition (0-based)
+        for fi, f in enumerate(self.folds):
+            for k, rep in enumerate(f.reps):
+                for o, c in enumerate(rep):
+                    self.rep_of[c] = f.drawn[o]
+                    self.fold_of[c] = fi
+                    self.iteration[c] = k
+
+        calls = trace.module_calls
+        self.depth = depth
+        self.unit_of: dict[int, str] = {}
+        self.members: dict[str, list[int]] = {}   # units standing for more than one node
+        self.box_call: dict[str, object] = {}      # "m<i>" units: the module call drawn as one box
+        self.runs: dict[str, list[int]] = {}       # chains collapsed into one box
+        param_home = self._param_homes()
+        for c in sorted(included):
+            base = self.rep_of.get(c, c)
+            unit = f"n{base}"
+            if nodes[c].is_leaf:
+                home = param_home.get(c)
+                box = self._box_of(base, home) if home is not None else None
+            else:
+                box = self._box_of(base)
+            if box is not None:
+                unit = f"m{box.index}"
+                self.box_call[unit] = box
+            self.unit_of[c] = unit
+            if unit != f"n{c}" or c in self.rep_of:
+                self.members.setdefault(unit, []).append(c)
+
+        self.collapse = collapse if collapse is not None else len(included) > COLLAPSE_ABOVE
+        if self.collapse:
+            self._collapse()
+
+        # --max-nodes: keep the units nearest the outputs
+        units = sorted(set(self.unit_of.values()), key=self._unit_key)
+        self.omitted_nodes = 0
+        self.kept = set(units)
+        if len(units) > max_nodes:
+            self.kept = self._nearest(max_nodes)
+            self.omitted_nodes = sum(1 for c in included if self.unit_of[c] not in self.kept)
+        self.units = [u for u in units if u in self.kept]
+        self.omitted_units = len(units) - len(self.units)
+
+        self._groups(param_home)
+        if self.folds:
+            described = ", ".join(f"\u00d7{f.count} ({f.lines_text()})" if f.lines else f"\u00d7{f.count}"
+                                  for f in self.folds)
+            self.notes.append(f"loop bodies folded, each drawn once: {described}; --no-fold draws every iteration")
+        del calls
+
+    # -- units ---------------------------------------------------------------------------
+
+    def _param_homes(self) -> dict:
+        """Leaf node -> the module call whose module owns it as a parameter (by name:
+        ``model.0.weight`` belongs to ``model.0``): the first call that made drawn nodes
+        (in a folded loop, the call in the repetition drawn)."""
+        nodes = self.trace.nodes
+        drawn = sorted(c for c in self.included if not nodes[c].is_leaf and self.rep_of.get(c, c) == c)
+        first_call = {}
+        for call in self.trace.module_calls:
+            if call.path is not None and call.path not in first_call:
+                lo = bisect.bisect_left(drawn, call.start)
+                if lo < len(drawn) and drawn[lo] < call.end:
+                    first_call[call.path] = call
+        out = {}
+        for c in self.included:
+            n = nodes[c]
+            name = (self.names_of.get(c) or [n.var_name])[0] if n.is_leaf else None
+            if not name or "." not in name:
+                continue
+            path = name.rsplit(".", 1)[0]
+            if path in first_call:
+                out[c] = first_call[path]
+        return out
+
+    def _box_of(self, c, home=None):
+        """The module call drawn as one box that node ``c`` disappears into (--depth)."""
+        if self.depth is None:
+            return None
+        calls = self.trace.module_calls
+        k = self.call_of[c] if home is None else home.index
+        box = None
+        while k is not None:
+            call = calls[k]
+            if call.depth >= self.depth:
+                box = call
+            k = call.parent
+        return box
+
+    def _unit_key(self, unit: str):
+        m = self.members.get(unit) or self.runs.get(unit)
+        if m:
+            return (min(m), unit)
+        return (int(unit[1:]), unit)
+
+    def nodes_of(self, unit: str) -> list:
+        return self.runs.get(unit) or self.members.get(unit) or [int(unit[1:])]
+
+    def _link(self, c):
+        """The one input ``c`` continues a chain from, or None."""
+        nodes = self.trace.nodes
+        n = nodes[c]
+        if n.is_leaf or c in self.outputs or self.unit_of[c] != f"n{c}" or c in self.rep_of:
+            return None
+        ins = [i for i, _ in n.inputs if i is not None and i in self.included]
+        if len(ins) != 1:
+            return None
+        p = ins[0]
+        if (nodes[p].is_leaf or p in self.outputs or self.consumers.get(p) != [c]
+                or self.unit_of[p] != f"n{p}" or p in self.rep_of or self.call_of[p] != self.call_of[c]):
+            return None
+        return p
+
+    def _collapse(self):
+        nodes = self.trace.nodes
+        pred = {}
+        for c in sorted(self.included):
+            p = self._link(c)
+            if p is not None:
+                pred[c] = p
+        succ = {p: c for c, p in pred.items()}
+        for head in sorted(succ):
+            if head in pred:
+                continue
+            chain = [head]
+            while chain[-1] in succ:
+                chain.append(succ[chain[-1]])
+            names = [nodes[c].name for c in chain]
+            i = 0
+            while i < len(chain):
+                best = (0, 0)
+                for period in range(1, MAX_PERIOD + 1):
+                    pattern = names[i:i + period]
+                    if len(pattern) < period:
+                        break
+                    r = 1
+                    while names[i + r * period:i + (r + 1) * period] == pattern:
+                        r += 1
+                    if r >= MIN_REPEATS and r * period >= MIN_COLLAPSE and r * period > best[0] * best[1]:
+                        best = (period, r)
+                period, r = best
+                if period:
+                    members = chain[i:i + period * r]
+                    unit = f"n{members[0]}_n{members[-1]}"
+                    self.runs[unit] = members
+                    for c in members:
+                        self.unit_of[c] = unit
+                    i += period * r
+                else:
+                    i += 1
+
+    def _nearest(self, limit: int):
+        """Breadth-first from the sinks (newest first) along inputs: the first ``limit`` units."""
+        nodes = self.trace.nodes
+        sinks = sorted((c for c in self.included if c not in self.consumers or c in self.outputs),
+                       reverse=True)
+        kept: list[str] = []
+        seen_units = set()
+        seen = set()
+        queue = list(sinks)
+        head = 0
+        while head < len(queue) and len(kept) < limit:
+            c = queue[head]
+            head += 1
+            if c in seen:
+                continue
+            seen.add(c)
+            u = self.unit_of[c]
+            if u not in seen_units:
+                seen_units.add(u)
+                kept.append(u)
+                members = self.nodes_of(u) if (u in self.runs or u in self.members) else [c]
+            else:
+                members = [c]
+            for m in members:
+                for i, _ in nodes[m].inputs:
+                    if i is not None and i in self.included and i not in seen:
+                        queue.append(i)
+        return set(kept)
+
+    # -- clusters --------------------------------------------------------------------------
+
+    def _groups(self, param_home):
+        """Clusters of the kept units: module calls (those not drawn as one box) and
+        folded loop bodies, nested by the node ranges they cover."""
+        calls = self.trace.module_calls
+        anchors = sorted(int(u[1:]) for u in self.units if u.startswith("n") and "_" not in u)
+        anchors += [min(self.runs[u]) for u in self.units if u in self.runs]
+        anchors += [c for u in self.units if u in self.box_call for c in self.members[u]]
+        anchors = sorted(c for c in anchors if not self.trace.nodes[c].is_leaf)
+        self.groups: dict[str, Group] = {}
+
+        def drawn_call(call):
+            if self.depth is not None and call.depth >= self.depth:
+                return False
+            lo = bisect.bisect_left(anchors, call.start)
+            return lo < len(anchors) and anchors[lo] < call.end
+
+        for call in calls:
+            if drawn_call(call):
+                self.groups[f"cluster_m{call.index}"] = Group(f"cluster_m{call.index}", "module",
+                                                              call.start, call.end - 1, call=call)
+        for fi, f in enumerate(self.folds):
+            if any(self.unit_of.get(c) in self.kept and self.unit_of.get(c, "").startswith("n")
+                   for c in f.drawn):
+                self.groups[f"cluster_f{fi}"] = Group(f"cluster_f{fi}", "fold", f.lo, f.hi, fold=f)
+
+        def call_group(k):
+            """The nearest drawn call group at or above call index k."""
+            while k is not None:
+                g = self.groups.get(f"cluster_m{k}")
+                if g is not None:
+                    return g
+                k = calls[k].parent
+            return None
+
+        def innermost(c):
+            """The innermost group around node c (its module call or its loop body)."""
+            g = call_group(self.call_of[c])
+            fi = self.fold_of.get(c)
+            fg = self.groups.get(f"cluster_f{fi}") if fi is not None else None
+            if fg is None:
+                return g
+            if g is None:
+                return fg
+            # the call is inside the loop body unless it spans the whole loop
+            return fg if g.lo <= fg.lo and fg.hi <= g.hi else g
+
+        for g in self.groups.values():
+            if g.kind == "module":
+                parent = call_group(g.call.parent)
+                fi = self.fold_of.get(self.rep_of.get(g.lo, g.lo))
+                fg = self.groups.get(f"cluster_f{fi}") if fi is not None else None
+                if fg is not None and not (g.lo <= fg.lo and fg.hi <= g.hi) and (
+                        parent is None or (parent.lo <= fg.lo and fg.hi <= parent.hi)):
+                    parent = fg
+            else:
+                parent = None
+                k = self.call_of[g.lo]
+                while k is not None:
+                    call = calls[k]
+                    cg = self.groups.get(f"cluster_m{k}")
+                    if cg is not None and call.start <= g.lo and g.hi < call.end:
+                        parent = cg
+                        break
+                    k = call.parent
+            g.parent = parent.id if parent is not None else None
+        for g in self.groups.values():
+            if g.parent is not None:
+                self.groups[g.parent].children.append(g.id)
+
+        self.group_of: dict[str, str | None] = {}
+        nodes = self.trace.nodes
+        for u in self.units:
+            if u in self.box_call:
+                home = call_group(self.box_call[u].parent)
+                c = self.box_call[u].start
+                fi = self.fold_of.get(c)
+                fg = self.groups.get(f"cluster_f{fi}") if fi is not None else None
+                if fg is not None and (home is None or (home.lo <= fg.lo and fg.hi <= home.hi)):
+                    home = fg
+            elif u in self.runs:
+                home = innermost(self.runs[u][0])
+            else:
+                c = int(u[1:])
+                if nodes[c].is_leaf:
+                    call = param_home.get(c)
+                    home = call_group(call.index) if call is not None else None
+                else:
+                    home = innermost(c)
+            self.group_of[u] = home.id if home is not None else None
+            if home is not None:
+                home.units.append(u)
+
+    def top_groups(self) -> list:
+        return [g for g in self.groups.values() if g.parent is None]
+
+    def module_label(self, call) -> tuple[str, str]:
+        """(name, class) of a module call: ``("model.0", "Linear")``; an unnamed module
+        by its class alone."""
+        return (call.path or call.cls, call.cls)
