@@ -379,14 +379,14 @@ def build(trace, opts: GraphOptions | None = None):
         with parent.subgraph(name=gid) as s:
             if grp.kind == "module":
                 name, cls = lay.module_label(grp.call)
-                label = f"<<B>{html_text(name)}</B>" + (f" \u00b7 {html_text(cls)}" if name != cls else "") + ">"
+                label = f"<<B>{html_text(name)}</B>" + (f" &#183; {html_text(cls)}" if name != cls else "") + ">"
                 s.attr(label=label, style="rounded", color=CLUSTER_COLOR, fontsize="10", labeljust="l",
                        tooltip=attr_text(f"nodes made by {name} ({cls})"
                                          + (f", called on line {grp.call.line}" if grp.call.line else "")))
             else:
                 f = grp.fold
                 where = f.lines_text()
-                s.attr(label=f"<<B>\u00d7{f.count}</B> loop body" + (f" \u00b7 {html_text(where)}" if where else "")
+                s.attr(label=f"<<B>&#215;{f.count}</B> loop body" + (f" &#183; {html_text(where)}" if where else "")
                        + f'<BR ALIGN="LEFT"/><FONT POINT-SIZE="9" COLOR="{SUB_COLOR}">drawn once: the last of '
                        f"{f.count} iterations</FONT>>",
                        style="dashed,rounded", color=FOLD_COLOR, fontsize="10", labeljust="l",

@@ -439,7 +439,8 @@ class Layout:
     def _unit_key(self, unit: str):
         m = self.members.get(unit) or self.runs.get(unit)
         if m:
-            return (min(m), unit)
+            inner = [c for c in m if not self.trace.nodes[c].is_leaf]
+            return (min(inner or m), unit)
         return (int(unit[1:]), unit)
 
     def nodes_of(self, unit: str) -> list:
