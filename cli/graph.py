@@ -27,8 +27,11 @@ def command(
     script: Optional[str] = common.ScriptArg,
     output: str = typer.Option("-", "--output", "-o", metavar="FILE",
                                help="Where to write the graph; - for standard output."),
-    fmt: Optional[str] = typer.Option(None, "--format", "-f", metavar="svg|png|pdf|dot",
-                                      help="Output format (default: from the suffix of -o, else svg)."),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", metavar="svg|png|pdf|dot|mermaid",
+                                      help="Output format (default: from the suffix of -o; else svg, or DOT "
+                                           "when standard output is a terminal). mermaid: a Mermaid "
+                                           "flowchart for Markdown documents. A suffix that says another "
+                                           "format is a usage error."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON document (schema_version 1) with "
                                   "the DOT source and the script's error, instead of a picture."),
     expr: Optional[str] = common.ExprOpt,
@@ -62,18 +65,31 @@ def command(
 ):
     from autotrace.render import svg
 
+    suffix = os.path.splitext(output)[1].lower() if output != "-" else ""
     if fmt is not None:
         fmt = fmt.lower().lstrip(".")
-        if fmt not in svg.FORMATS:
-            common.fail_usage(f"--format {fmt}: expected one of {', '.join(svg.FORMATS)}")
+        if fmt not in svg.FORMATS + ("mermaid",):
+            common.fail_usage(f"--format {fmt}: expected one of {', '.join(svg.FORMATS + ('mermaid',))}")
+        named = svg.SUFFIXES.get(suffix)
+        if named is not None and named != fmt:
+            common.fail_usage(f"-o {output} --format {fmt}: the suffix {suffix} says {named.upper()}, "
+                              f"--format says {fmt.upper()}; drop one, or name the file "
+                              f"{os.path.splitext(output)[0]}{_suffix_for(fmt)}")
     elif output != "-":
-        suffix = os.path.splitext(output)[1].lower()
         if suffix not in svg.SUFFIXES:
             common.fail_usage(f"-o {output}: cannot tell the format from {suffix or 'a name without a suffix'!r}; "
-                              f"use .svg, .png, .pdf, .dot or .gv, or --format")
+                              f"use .svg, .png, .pdf, .dot, .gv or .mmd, or --format")
         fmt = svg.SUFFIXES[suffix]
+    elif _stdout_is_terminal() and not json_out:
+        # a picture's bytes are no use on a terminal: show the DOT, and say how to get a picture
+        fmt = "dot"
+        sys.stderr.write("note: standard output is a terminal, so this is the graph's DOT source; "
+                         "give -o graph.svg (or .png, .pdf) for a picture\n")
     else:
         fmt = "svg"
+    if output == "-" and fmt in ("png", "pdf") and _stdout_is_terminal() and not json_out:
+        common.fail_usage(f"--format {fmt}: refusing to write {fmt.upper()} bytes to a terminal; "
+                          f"give -o graph.{fmt}, or pipe the output")
     if max_nodes < 1:
         common.fail_usage("--max-nodes must be at least 1")
     if pass_number is not None and pass_number < 1:
@@ -82,7 +98,7 @@ def command(
         common.fail_usage("--depth N counts from 1 (the modules the script calls)")
     if output != "-":
         _check_target(output, script)
-    if fmt != "dot" and not json_out and not svg.available():
+    if fmt not in ("dot", "mermaid") and not json_out and not svg.available():
         sys.stderr.write("error: " + svg.install_hint(fmt) + "\n")
         raise typer.Exit(common.EXIT_SCRIPT)
 
@@ -94,6 +110,18 @@ def command(
         raise typer.Exit(common.EXIT_SCRIPT)
 
     from autotrace.render import dot
+    if fmt == "mermaid" and not json_out:
+        from autotrace.render import mermaid
+        try:
+            text = mermaid.render(trace, values=values, of=of, pass_number=pass_number, all_passes=all_passes,
+                                  depth=depth, fold=fold, max_nodes=max_nodes, collapse=collapse)
+        except dot.GraphError as e:
+            common.fail_usage(str(e))
+        _emit(output, text.encode("utf-8"))
+        if trace.error is not None:
+            common.report_script_error(trace)
+            raise typer.Exit(common.EXIT_SCRIPT)
+        return
     try:
         source = dot.render(trace, dot.GraphOptions(values=values, saved=saved, show_none=show_none, of=of,
                                                     pass_number=pass_number, collapse=collapse,
@@ -116,6 +144,15 @@ def command(
         sys.stderr.write(f"error: {e}\n")
         raise typer.Exit(common.EXIT_SCRIPT)
 
+    _emit(output, data)
+    if trace.error is not None:
+        common.report_script_error(trace)
+        raise typer.Exit(common.EXIT_SCRIPT)
+
+
+def _emit(output: str, data: bytes) -> None:
+    from autotrace.render import svg
+
     if output == "-":
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
@@ -125,9 +162,17 @@ def command(
             svg.write_atomic(output, data)
         except OSError as e:
             common.fail_usage(f"-o {output}: cannot write: {e.strerror or e}")
-    if trace.error is not None:
-        common.report_script_error(trace)
-        raise typer.Exit(common.EXIT_SCRIPT)
+
+
+def _stdout_is_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _suffix_for(fmt: str) -> str:
+    return {"mermaid": ".mmd"}.get(fmt, "." + fmt)
 
 
 def _check_target(output: str, script: Optional[str]) -> None:

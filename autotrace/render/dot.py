@@ -406,60 +406,30 @@ def build(trace, opts: GraphOptions | None = None):
         g.edge(src, dst, **attrs)
 
     # edges: input -> consumer, in creation order; edges that fold into one are drawn once
-    pending_omitted = []
-    drawn_edges: dict[tuple, dict] = {}
-    order: list[tuple] = []
-    for c in sorted(lay.included):
-        dst = lay.unit_of[c]
-        if dst not in lay.kept:
-            continue
-        s = steps.get(c)
-        fi = lay.fold_of.get(c)
-        own = dst == f"n{c}"            # the node is drawn itself (not folded or boxed away)
-        for k, (i, nr) in enumerate(nodes[c].inputs):
-            if i is None:
-                if opts.show_none and own:
-                    flags["none"] = True
-                    g.node(f"n{c}_none{k}", label=_label("None", bold_title=False),
-                           tooltip=_tooltip(f"next_functions[{k}] of {nodes[c].name} is (None, 0): "
-                                            f"this input needs no gradient"),
-                           shape="plaintext", style="", fontcolor="#888888", fontsize="9")
-                    g.edge(f"n{c}_none{k}", dst, style="dotted", color="#999999", arrowhead="none")
-                continue
-            if i not in lay.included:
-                continue
-            src = lay.unit_of[i]
-            if src == dst:
-                continue
-            if src not in lay.kept:
-                pending_omitted.append(dst)
-                continue
-            inside = fi is not None and lay.fold_of.get(i) == fi
-            carry = inside and lay.iteration[i] == lay.iteration[c] - 1
-            # many iterations feeding one node outside the loop body: one edge marked ×N
-            gather = lay.fold_of.get(i) is not None and not inside
-            key = (src, dst, carry, not gather)
-            if key in drawn_edges:
-                drawn_edges[key]["_count"] += 1
-                continue
-            attrs = {"_count": 1}
-            if carry:
-                attrs.update(style="dashed", color=FOLD_COLOR, constraint="false",
-                             tooltip=_tooltip("the value carried into the next iteration of the loop body"))
-            if opts.values and own and s is not None and k < len(s.grads_out) and s.grads_out[k] is not None:
-                attrs["label"] = f'<<FONT COLOR="{GRAD_COLOR}">{html_text(format_array(s.grads_out[k]))}</FONT>>'
-                attrs["tooltip"] = _tooltip(f"gradient passed from {nodes[c].name} (n{c}) "
-                                            f"to input {k} ({nodes[i].name}, n{i})")
-            if nr:
-                attrs["taillabel"] = str(nr)
-            drawn_edges[key] = attrs
-            order.append(key)
-    for key in order:
-        attrs = drawn_edges[key]
-        count = attrs.pop("_count")
-        if count > 1 and "label" not in attrs and not key[3]:
-            attrs["label"] = f"\u00d7{count}"
-        g.edge(key[0], key[1], **attrs)
+    edges, nones, pending_omitted = lay.edges()
+    if opts.show_none:
+        for c, k in nones:
+            flags["none"] = True
+            g.node(f"n{c}_none{k}", label=_label("None", bold_title=False),
+                   tooltip=_tooltip(f"next_functions[{k}] of {nodes[c].name} is (None, 0): "
+                                    f"this input needs no gradient"),
+                   shape="plaintext", style="", fontcolor="#888888", fontsize="9")
+            g.edge(f"n{c}_none{k}", f"n{c}", style="dotted", color="#999999", arrowhead="none")
+    for e in edges:
+        attrs = {}
+        if e.carry:
+            attrs.update(style="dashed", color=FOLD_COLOR, constraint="false",
+                         tooltip=_tooltip("the value carried into the next iteration of the loop body"))
+        grad = edge_gradient(steps, e)
+        if opts.values and grad is not None:
+            attrs["label"] = f'<<FONT COLOR="{GRAD_COLOR}">{html_text(format_array(grad))}</FONT>>'
+            attrs["tooltip"] = _tooltip(f"gradient passed from {nodes[e.c].name} (n{e.c}) "
+                                        f"to input {e.k} ({nodes[e.i].name}, n{e.i})")
+        elif e.gather and e.count > 1:
+            attrs["label"] = f"\u00d7{e.count}"
+        if e.nr:
+            attrs["taillabel"] = str(e.nr)
+        g.edge(e.src, e.dst, **attrs)
     if pending_omitted:
         g.node("omitted", label=_label(f"\u2026 {lay.omitted_nodes:,} more nodes", bold_title=False,
                                        small=[f"not shown (--max-nodes {opts.max_nodes})"]),
@@ -472,6 +442,14 @@ def build(trace, opts: GraphOptions | None = None):
         _legend(g, opts, chosen, flags, bool(lay.runs), bool(lay.folds),
                 any(gr.kind == "module" for gr in lay.groups.values()))
     return g
+
+
+def edge_gradient(steps, e):
+    """The gradient the chosen pass sent along edge ``e`` (None when not drawn itself)."""
+    s = steps.get(e.c)
+    if not e.own or s is None or e.k >= len(s.grads_out):
+        return None
+    return s.grads_out[e.k]
 
 
 def _legend(g, opts, chosen, flags, collapsed_any, folded_any, clusters_any):

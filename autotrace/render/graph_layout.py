@@ -244,6 +244,25 @@ def _structure(nodes, s) -> tuple:
 # -- the layout ------------------------------------------------------------------------------
 
 @dataclass
+class Edge:
+    """One drawn edge: from unit ``src`` to unit ``dst``, first made by input ``k`` (node
+    ``i``, output ``nr``) of node ``c``; ``own``: ``c`` is drawn itself (its numbers may
+    label the edge); ``carry``: the value a loop body hands its next iteration; ``gather``:
+    from a folded body to a node outside it, ``count`` times."""
+
+    src: str
+    dst: str
+    c: int
+    k: int
+    i: int
+    nr: int
+    own: bool
+    carry: bool = False
+    gather: bool = False
+    count: int = 1
+
+
+@dataclass
 class Group:
     """A cluster: one module call, or one folded loop body."""
 
@@ -621,6 +640,46 @@ class Layout:
             self.group_of[u] = home.id if home is not None else None
             if home is not None:
                 home.units.append(u)
+
+    def edges(self):
+        """The drawn edges, input -> consumer in creation order, as ``(edges, nones,
+        omitted)``: :class:`Edge` records (edges that fold into one unit pair are one
+        edge with a ``count``), ``(node, input index)`` of the ``(None, 0)`` inputs of
+        nodes drawn themselves, and the units fed by nodes left out by ``max_nodes``."""
+        nodes = self.trace.nodes
+        out: dict[tuple, Edge] = {}
+        nones = []
+        omitted = []
+        for c in sorted(self.included):
+            dst = self.unit_of[c]
+            if dst not in self.kept:
+                continue
+            fi = self.fold_of.get(c)
+            own = dst == f"n{c}"
+            for k, (i, nr) in enumerate(nodes[c].inputs):
+                if i is None:
+                    if own:
+                        nones.append((c, k))
+                    continue
+                if i not in self.included:
+                    continue
+                src = self.unit_of[i]
+                if src == dst:
+                    continue
+                if src not in self.kept:
+                    omitted.append(dst)
+                    continue
+                inside = fi is not None and self.fold_of.get(i) == fi
+                carry = inside and self.iteration[i] == self.iteration[c] - 1
+                # many iterations feeding one node outside the loop body: one edge marked ×N
+                gather = self.fold_of.get(i) is not None and not inside
+                key = (src, dst, carry, gather)
+                e = out.get(key)
+                if e is not None:
+                    e.count += 1
+                    continue
+                out[key] = Edge(src, dst, c, k, i, nr, own, carry, gather)
+        return list(out.values()), nones, list(dict.fromkeys(omitted))
 
     def top_groups(self) -> list:
         return [g for g in self.groups.values() if g.parent is None]

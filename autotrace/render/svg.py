@@ -15,7 +15,8 @@ import sys
 import tempfile
 
 FORMATS = ("svg", "png", "pdf", "dot")
-SUFFIXES = {".svg": "svg", ".png": "png", ".pdf": "pdf", ".dot": "dot", ".gv": "dot"}
+SUFFIXES = {".svg": "svg", ".png": "png", ".pdf": "pdf", ".dot": "dot", ".gv": "dot",
+            ".mmd": "mermaid", ".mermaid": "mermaid"}
 
 INSTALL_HINT = (
     "cannot render {fmt}: pygraphviz (which bundles Graphviz) could not be loaded and Graphviz's "
