@@ -200,3 +200,75 @@ def test_docs_example_is_the_seed_graph():
     for word in ("x", "z", "MulBackward0", "SumBackward0", "AccumulateGrad", "value 15.", "grad [3., 3.]"):
         assert word in texts
     assert any(t.startswith("y ·") for t in texts)
+
+
+# -- files and terminals -------------------------------------------------------------------
+
+def _on_terminal(*args):
+    """Run autotrace with stdout on a pseudo-terminal; (exit code, stdout text, stderr text)."""
+    import pty
+
+    master, slave = pty.openpty()
+    env = dict(os.environ, COLUMNS="500")
+    proc = subprocess.Popen([sys.executable, "-m", "autotrace.cli.main", *map(str, args)],
+                            stdout=slave, stderr=subprocess.PIPE, env=env)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    err = proc.stderr.read().decode()
+    return proc.wait(timeout=60), b"".join(chunks).decode().replace("\r\n", "\n"), err
+
+
+def test_terminal_gets_dot_not_svg():
+    rc, out, err = _on_terminal("graph", SEED)
+    assert rc == 0, err
+    assert out.startswith("digraph autotrace {") and "<svg" not in out
+    assert "standard output is a terminal, so this is the graph's DOT source; give -o graph.svg" in err
+
+
+def test_terminal_refuses_binary_formats():
+    rc, out, err = _on_terminal("graph", SEED, "--format", "png")
+    assert rc == 2 and out == ""
+    assert "refusing to write PNG bytes to a terminal; give -o graph.png" in err
+
+
+def test_piped_output_is_still_svg():
+    r = autotrace("graph", SEED)
+    assert r.returncode == 0 and r.stdout.startswith(b"<?xml")
+
+
+@pytest.mark.parametrize("name,fmt,says", [("g.svg", "pdf", "SVG"), ("g.png", "dot", "PNG"),
+                                           ("g.dot", "mermaid", "DOT")])
+def test_suffix_and_format_disagree(tmp_path, name, fmt, says):
+    out = tmp_path / name
+    r = autotrace("graph", SEED, "-o", out, "--format", fmt)
+    err = r.stderr.decode()
+    assert r.returncode == 2
+    assert f"the suffix {out.suffix} says {says}, --format says {fmt.upper()}" in err
+    assert len(err.strip().splitlines()) == 1 and not out.exists()
+
+
+def test_missing_directory_is_one_line_exit_2(tmp_path):
+    out = tmp_path / "no" / "such" / "g.svg"
+    r = autotrace("graph", SEED, "-o", out)
+    err = r.stderr.decode().strip()
+    assert r.returncode == 2 and len(err.splitlines()) == 1
+    assert err == f"error: -o {out}: the directory {out.parent} does not exist; create it first"
+
+
+def test_mermaid_output(tmp_path):
+    out = tmp_path / "g.mmd"
+    r = autotrace("graph", SEED, "-o", out, "--values")
+    assert r.returncode == 0, r.stderr.decode()
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("flowchart TB\n") and 'n0 -->|"[3., 3.]"| n1' in text
+    r = autotrace("graph", "scenarios/seed1_mul_sum.py", "--format", "mermaid", cwd=ROOT)
+    assert r.stdout.decode() == (ROOT / "tests" / "golden" / "seed1_mul_sum.mmd").read_text(encoding="utf-8")
