@@ -11,7 +11,8 @@ from . import common
 
 HELP = (
     "Run SCRIPT and show its output, a table of the tensors it bound (value, shape, dtype, "
-    "requires_grad, is_leaf, grad_fn, grad) and each output's grad_fn chain. --json prints "
+    "requires_grad, is_leaf, grad_fn, grad) and each output's grad_fn chain (loop bodies run many "
+    "times and long chains of one op shown once, saying what was folded). --json prints "
     "the whole trace as one JSON document (schema_version 1) instead.\n\n" + common.EXIT_CODES_HELP_NO_CHECK
 )
 
@@ -26,7 +27,12 @@ def run(
     limit: Optional[List[str]] = common.LimitOpt,
     no_color: bool = common.NoColorOpt,
     width: Optional[int] = common.WidthOpt,
+    depth: int = typer.Option(12, "--depth", metavar="N", help="Levels of each grad_fn tree to show (the "
+                              "tree also stops where a line would be too narrow for a node name, and "
+                              "says how many levels are left)."),
 ):
+    if depth < 1:
+        common.fail_usage("--depth must be at least 1")
     src = common.read_source(script, expr)
     trace = common.run_trace(src, set_, common.limits(timeout, max_steps, limit))
     if json_out:
@@ -35,7 +41,7 @@ def run(
     else:
         from autotrace.render import console as render_console
         render_console.run_report(trace, common.console(no_color=no_color, width=width),
-                                  common.console(stderr=True, no_color=no_color, width=width))
+                                  common.console(stderr=True, no_color=no_color, width=width), depth=depth)
     sys.stdout.flush()
     if trace.error is not None:
         # the JSON document (with "error") is on stdout; the diagnostic goes to stderr either way

@@ -1,103 +1,101 @@
-"""Console view of a run: the script's own output, a table of its tensors and a tree of
-each output's grad_fn chain (rich; plain text when piped or --no-color)."""
+"""Console view of a run: the script's own output, a rule, the tables of its tensors and
+a tree of each output's grad_fn chain (rich; plain text when piped or --no-color, laid
+out the same way).
+
+The layout does not change with the width: the tables wrap inside their cells (never
+inside a ``grad_fn`` name), and the tree never breaks a line — a label too long for its
+line loses the end of its source expression (``…``), never part of the node's name;
+where the tree stops deepening it says how many levels are left (``… 12 more levels
+(use --depth / explain)``). Loop bodies the script ran many times, and long chains of
+one op, are shown once and say what was folded.
+"""
 
 from __future__ import annotations
 
-import numpy as np
-
-from ..printing import one_line
 from ..trace import Trace
+from .notation import array_text, non_finite, shape_text, summary_text
 
 PREVIEW = 6
+DEPTH = 12          # levels of the grad_fn tree shown by default
+MAX_LINES = 400     # lines of one grad_fn tree
+NOTE_ROOM = 44      # columns the deepest tree line keeps for its "… N more levels" note
+CHAIN = 4           # a chain of at least this many nodes of one op is folded
 
 
 def short_array(a, dtype: str | None = None, limit: int = 12) -> str:
     """A compact one-line rendering: PyTorch's numbers for small arrays, shape and a
-    summary for large ones."""
-    if a is None:
-        return "None"
-    if a.size <= limit:
-        return one_line(a, dtype or _dtype_name(a))
-    flat = a.reshape(-1).astype(np.float64)
-    with np.errstate(all="ignore"):
-        return (f"[{', '.join(f'{v:.4g}' for v in flat[:PREVIEW])}, …] "
-                f"min {np.nanmin(flat):.4g} max {np.nanmax(flat):.4g} norm {np.sqrt(np.nansum(flat * flat)):.4g}")
+    summary for large ones (the notation of :mod:`autotrace.render.notation`)."""
+    return array_text(a, dtype, whole=limit)
 
 
-def _dtype_name(a) -> str:
-    return {"float32": "float32", "float64": "float64", "int64": "int64", "bool": "bool"}.get(str(a.dtype), str(a.dtype))
-
-
-def run_report(trace: Trace, console, err_console=None) -> None:
-    """The report on ``console``; warnings (diagnostics) on ``err_console`` when given."""
+def run_report(trace: Trace, console, err_console=None, depth: int | None = None) -> None:
+    """The report on ``console``; warnings (diagnostics) on ``err_console`` when given.
+    ``depth``: levels of each grad_fn tree (default :data:`DEPTH`)."""
+    from rich.rule import Rule
     from rich.text import Text
-    from rich.tree import Tree
 
     if trace.stdout:
-        console.out(trace.stdout, end="", highlight=False)
+        console.out(trace.stdout, end="" if trace.stdout.endswith("\n") else "\n", highlight=False)
     if trace.warnings:
         for w in trace.warnings:
             where = f"line {w['line']}: " if w.get("line") else ""
             (err_console or console).print(Text(f"[warning] {where}{w['category']}: {w['message']}", style="yellow"))
 
     tensors = [v for v in trace.variables.values() if v.kind == "tensor"]
-    if tensors:
-        if console.width >= WIDE:
-            console.print(_tensor_table(tensors))
-        else:
-            _tensor_list(tensors, console)
-
     roots = _output_roots(trace)
+    if trace.stdout and (tensors or roots):
+        console.print(Rule("autotrace", style="dim", characters="\u2500", align="left"))
+    if tensors:
+        console.print(_tensor_table(tensors))
+        console.print(_value_table(tensors))
+
     if roots:
         console.print(Text("grad_fn chains", style="bold"))
+        tree = _Tree(trace, console.width, depth if depth is not None else DEPTH)
         for name, node_id in roots:
-            tree = Tree(Text(f"{name}"))
-            _grow(tree, trace, node_id)
-            console.print(tree)
+            for text, style in tree.lines(name, node_id):
+                console.print(Text(text, style=style or ""), no_wrap=True, overflow="crop", crop=True)
 
 
-WIDE = 110  # columns needed for the one-row-per-tensor table; narrower consoles get a list
+def _table(title):
+    from rich import box
+    from rich.table import Table
 
-COLUMNS = ("name", "value", "shape", "dtype", "requires_grad", "is_leaf", "grad_fn", "grad")
-
-
-def _cells(v):
-    value = short_array(v.value, v.dtype) if v.value is not None else _summary(v)
-    grad = short_array(v.grad, v.dtype) if v.grad is not None else "None"
-    return (v.name, value, "[" + ", ".join(map(str, v.shape)) + "]", v.dtype,
-            str(v.requires_grad), str(v.is_leaf), v.grad_fn or "None", grad)
+    return Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD,
+                 padding=(0, 1), pad_edge=False, collapse_padding=True, show_edge=False,
+                 min_width=len(title))
 
 
 def _tensor_table(tensors):
-    from rich.table import Table
-
-    table = Table(title="tensors", title_justify="left", show_lines=False)
-    for col in COLUMNS:
-        # short columns never break inside a word; values and grads wrap between numbers
-        wide = col in ("value", "grad")
-        table.add_column(col, overflow="fold" if wide else "ellipsis", no_wrap=not wide,
-                         ratio=1 if wide else None)
+    table = _table("tensors")
+    for col in ("name", "shape", "dtype", "requires_grad", "is_leaf", "grad_fn"):
+        # a grad_fn name is never broken; long variable names wrap inside their cell
+        table.add_column(col, overflow="fold", no_wrap=col in ("grad_fn", "dtype"))
     for v in tensors:
-        table.add_row(*_cells(v))
+        table.add_row(v.name, shape_text(v.shape), v.dtype, str(v.requires_grad), str(v.is_leaf),
+                      v.grad_fn or "None")
     return table
 
 
-def _tensor_list(tensors, console) -> None:
-    """The same fields, one tensor per block: readable in 80 columns."""
+def _value_table(tensors):
     from rich.text import Text
 
-    console.print(Text("tensors", style="bold"))
+    table = _table("values and gradients")
+    table.add_column("name", overflow="fold")
+    table.add_column("value", overflow="fold")
+    table.add_column("grad", overflow="fold")
     for v in tensors:
-        name, value, shape, dtype, rg, leaf, fn, grad = _cells(v)
-        console.print(Text.assemble((name, "bold"), f"  shape {shape} {dtype}  requires_grad={rg}  "
-                                    f"is_leaf={leaf}  grad_fn={fn}"))
-        console.print(Text(f"    value {value}"))
-        console.print(Text(f"    grad  {grad}"))
-
-
-def _summary(v) -> str:
-    s = v.summary or {}
-    return f"shape {list(v.shape)}: min {s.get('min'):.4g} max {s.get('max'):.4g} norm {s.get('norm'):.4g}"
+        if v.value is not None:
+            value = short_array(v.value, v.dtype)
+            bad = non_finite(v.value)
+        else:
+            value = summary_text(v.shape, v.summary)
+            bad = non_finite(v.summary)
+        grad = short_array(v.grad, v.dtype) if v.grad is not None else "None"
+        # nan and inf never look like a good result
+        table.add_row(v.name, Text(value, style="bold red" if bad else ""),
+                      Text(grad, style="bold red" if non_finite(v.grad) else ""))
+    return table
 
 
 def _output_roots(trace: Trace):
@@ -114,39 +112,164 @@ def _output_roots(trace: Trace):
     return roots
 
 
-def _label(trace, node_id, nr=0):
-    n = trace.nodes[node_id]
-    if n.is_leaf:
-        return f"AccumulateGrad → {n.var_name or '(leaf)'} {list(n.shape or ())}"
-    bits = [n.name]
-    if n.var_name:
-        bits.append(f"→ {n.var_name}")
-    if n.text:
-        bits.append(f"  ({n.text}, line {n.line})")
-    return " ".join(bits)
+class _Tree:
+    """The grad_fn tree below an output, as lines of text with guides (``├── ``)."""
+
+    def __init__(self, trace, width, depth):
+        from .graph_layout import find_folds, innermost_calls
+
+        self.trace = trace
+        self.width = max(int(width or 80), 40)
+        # deep levels eat the line: keep room for a node name
+        self.depth = max(1, min(depth, (self.width - NOTE_ROOM) // 4))
+        self.asked_depth = depth
+        nodes = trace.nodes
+        self.height = [0] * len(nodes)          # longest path of inputs below each node
+        for n in nodes:
+            h = 0
+            for i, _ in n.inputs:
+                if i is not None and i < n.id:
+                    h = max(h, self.height[i] + 1)
+            self.height[n.id] = h
+        order = [n.id for n in nodes if not n.is_leaf]
+        self.folds = find_folds(trace, order, innermost_calls(trace))
+        self.fold_of = {}
+        for fi, f in enumerate(self.folds):
+            for k, rep in enumerate(f.reps):
+                for c in rep:
+                    self.fold_of[c] = (fi, k)
+
+    def _label(self, c, room):
+        """The node's label cut to ``room`` columns: the name part whole, the source
+        expression shortened."""
+        n = self.trace.nodes[c]
+        if n.is_leaf:
+            head = f"AccumulateGrad \u2192 {n.var_name or '(leaf)'} {shape_text(n.shape)}"
+            tail = ""
+        else:
+            head = n.name + (f" \u2192 {n.var_name}" if n.var_name else "")
+            tail = ""
+            if n.text:
+                tail = f"   ({' '.join(str(n.text).split())}, line {n.line})"
+            elif n.line:
+                tail = f"   (line {n.line})"
+        return _fit(head, tail, room)
+
+    def lines(self, name, root):
+        """(text, style) lines of the tree of output ``name`` (node ``root``)."""
+        nodes = self.trace.nodes
+        out = [(name, None)]
+        seen = set()
+        noted_folds = set()
+        left_out = 0
+        # (kind, payload, prefix, level, branch, continuation)
+        stack = [("node", root, "", 1, "\u2514\u2500\u2500 ", "    ")]
+        while stack:
+            kind, c, pre, level, branch, cont = stack.pop()
+            room = self.width - len(pre) - len(branch)
+            if len(out) >= MAX_LINES:
+                left_out += 1
+                continue
+            if kind == "fold":
+                fold, earlier = c
+                where = fold.lines_text()
+                out.append((pre + branch + _fit(
+                    f"\u2026 {earlier} earlier iteration{'s' if earlier != 1 else ''} folded",
+                    f" (loop body \u00d7{fold.count}{', ' + where if where else ''})", room), "dim"))
+                # what fed those iterations from outside the loop body (and not the one shown)
+                inside = {x for rep in fold.reps for x in rep}
+                shown = {i for x in fold.reps[earlier] for i, _ in nodes[x].inputs}
+                ext = []
+                for rep in fold.reps[:earlier]:
+                    for x in rep:
+                        for i, _ in nodes[x].inputs:
+                            if (i is not None and i not in inside and i not in shown and i not in seen
+                                    and i not in ext):
+                                ext.append(i)
+                for k in range(len(ext) - 1, -1, -1):
+                    last = k == len(ext) - 1
+                    b, cn = ("\u2514\u2500\u2500 ", "    ") if last else ("\u251c\u2500\u2500 ", "\u2502   ")
+                    stack.append(("node", ext[k], pre + cont, level + 1, b, cn))
+                continue
+            if c is None:
+                out.append((pre + branch + "None (input needs no gradient)", "dim"))
+                continue
+            if c in seen:
+                out.append((pre + branch + _fit(self._short_name(c), " (shown above)", room), "dim"))
+                continue
+            seen.add(c)
+            n = nodes[c]
+            run = self._chain(c)
+            if len(run) >= CHAIN:
+                # a chain of one op: one line that says how long it is
+                seen.update(run)
+                ls = sorted({nodes[x].line for x in run if nodes[x].line})
+                where = (f", line {ls[0]}" if len(ls) == 1 else f", lines {ls[0]}\u2013{ls[-1]}") if ls else ""
+                out.append((pre + branch + _fit(f"{n.name} \u00d7{len(run)}",
+                                                f"   (a chain of one op, folded{where})", room), None))
+                c = run[-1]
+                n = nodes[c]
+            else:
+                out.append((pre + branch + self._label(c, room), None))
+            child_pre = pre + cont
+            kids = [i for i, _ in n.inputs]
+            if level >= self.depth and kids:
+                more = self.height[c]
+                out.append((child_pre + "\u2514\u2500\u2500 " + f"\u2026 {more} more level{'s' if more != 1 else ''} "
+                            "(use --depth / explain)", "dim"))
+                continue
+            entries = []
+            here = self.fold_of.get(c)
+            for i in kids:
+                f = self.fold_of.get(i) if i is not None else None
+                if here is not None and f is not None and f[0] == here[0] and f[1] != here[1]:
+                    # into an earlier iteration of the loop body: the rest of the loop is folded
+                    if here[0] not in noted_folds:
+                        noted_folds.add(here[0])
+                        fold = self.folds[here[0]]
+                        seen.update(x for rep in fold.reps[:here[1]] for x in rep)
+                        entries.append(("fold", (fold, here[1])))
+                    continue
+                entries.append(("node", i))
+            for k in range(len(entries) - 1, -1, -1):
+                last = k == len(entries) - 1
+                b, cn = ("\u2514\u2500\u2500 ", "    ") if last else ("\u251c\u2500\u2500 ", "\u2502   ")
+                stack.append((entries[k][0], entries[k][1], child_pre, level + 1, b, cn))
+        if left_out:
+            out.append((f"\u2026 {left_out} more nodes not shown (see autotrace explain or graph)", "dim"))
+        return out
+
+    def _short_name(self, c):
+        n = self.trace.nodes[c]
+        if n.is_leaf:
+            return f"AccumulateGrad \u2192 {n.var_name or '(leaf)'}"
+        return n.name + (f" \u2192 {n.var_name}" if n.var_name else "")
+
+    def _chain(self, c):
+        """``c`` and the nodes below it while each has one input, of the same op as ``c``,
+        consumed by nothing else, and not part of a folded loop body."""
+        nodes = self.trace.nodes
+        if c in self.fold_of or nodes[c].is_leaf:
+            return [c]
+        run = [c]
+        name = nodes[c].name
+        while True:
+            ins = [i for i, _ in nodes[run[-1]].inputs if i is not None]
+            if len(ins) != 1:
+                break
+            i = ins[0]
+            if nodes[i].name != name or i in self.fold_of or nodes[i].var_name:
+                break
+            run.append(i)
+        return run
 
 
-def _grow(tree, trace, root_id, max_nodes: int = 200):
-    """Add the chain below ``root_id`` (iteratively; a node seen before is shown once)."""
-    from rich.text import Text
-
-    seen = set()
-    stack = [(tree, root_id)]
-    count = 0
-    while stack:
-        parent, nid = stack.pop()
-        if nid is None:
-            parent.add(Text("None (input needs no gradient)", style="dim"))
-            continue
-        if count >= max_nodes:
-            parent.add(Text("… (more nodes; see autotrace graph)", style="dim"))
-            break
-        count += 1
-        if nid in seen:
-            parent.add(Text(f"{trace.nodes[nid].name} (shown above)", style="dim"))
-            continue
-        seen.add(nid)
-        branch = parent.add(Text(_label(trace, nid)))
-        # children in next_functions order (the stack pops the last pushed first)
-        for i, nr in reversed(trace.nodes[nid].inputs):
-            stack.append((branch, i))
+def _fit(head: str, tail: str, room: int) -> str:
+    """``head + tail`` in ``room`` columns: the tail shortened with ``…`` first; the head
+    is never cut (a line that is too narrow for it is cropped by the console)."""
+    if len(head) + len(tail) <= room:
+        return head + tail
+    keep = room - len(head) - 1
+    if keep >= 8:
+        return head + tail[:keep] + "\u2026"
+    return head
