@@ -135,6 +135,8 @@ def command(
                "error": trace.error}
         sys.stdout.write(render_json.dumps(doc) + "\n")
         raise typer.Exit(common.EXIT_SCRIPT if trace.error is not None else common.EXIT_OK)
+    if fmt in ("png", "pdf") and dot.font_list(trace) == dot.CJK_FONTS and not svg.cjk_font_available():
+        sys.stderr.write(svg.CJK_HINT.format(fmt=fmt.upper()))
     try:
         data = svg.render(source, fmt)
     except svg.RenderUnavailable as e:

@@ -114,3 +114,49 @@ def test_write_atomic_failure_leaves_old_file(tmp_path, monkeypatch):
         svg.write_atomic(str(target), b"new")
     assert target.read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.svg"]   # the temporary file is gone
+
+
+# -- CJK text in pictures --------------------------------------------------------------------
+
+CJK_SCRIPT = ("import torch\n权重 = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+              "损失 = (权重 * 2).sum()\n损失.backward()\n")
+
+
+def test_cjk_labels_get_a_cjk_font_list():
+    from autotrace.render import dot
+    from graph_helpers import trace_of
+
+    src = dot.render(trace_of(CJK_SCRIPT, "cjk.py"))
+    assert src.count(f'fontname="{dot.CJK_FONTS}"') == 3          # graph, node and edge defaults
+    assert "Noto Sans CJK SC" in dot.CJK_FONTS and dot.CJK_FONTS.startswith("Helvetica,")
+    assert "&#26435;&#37325;" in src                              # 权重, as character references
+    plain = dot.render(trace_of("import torch\nx = torch.tensor(1.0, requires_grad=True)\ny = x * 2\n"))
+    assert "fontname=Helvetica" in plain and "CJK" not in plain
+    out = svg.render(src, "svg").decode("utf-8")
+    assert f'font-family="{dot.CJK_FONTS}"' in out and ">权重</text>" in out
+
+
+def test_cjk_font_detection(tmp_path):
+    assert svg.cjk_font_available(dirs=(str(tmp_path),)) is False
+    (tmp_path / "truetype" / "dejavu").mkdir(parents=True)
+    (tmp_path / "truetype" / "dejavu" / "DejaVuSans.ttf").write_bytes(b"")
+    assert svg.cjk_font_available(dirs=(str(tmp_path),)) is False
+    (tmp_path / "opentype" / "noto").mkdir(parents=True)
+    (tmp_path / "opentype" / "noto" / "NotoSansCJK-Regular.ttc").write_bytes(b"")
+    assert svg.cjk_font_available(dirs=(str(tmp_path),)) is True
+
+
+@pytest.mark.parametrize("fmt", ["png", "pdf", "svg"])
+def test_png_pdf_warn_when_no_cjk_font(tmp_path, fmt):
+    import subprocess
+
+    script = tmp_path / "cjk.py"
+    script.write_text(CJK_SCRIPT, encoding="utf-8")
+    out = tmp_path / f"g.{fmt}"
+    r = subprocess.run([sys.executable, "-m", "autotrace.cli.main", "graph", str(script), "-o", str(out)],
+                       capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr.decode()
+    warned = "no font with CJK glyphs is installed" in r.stderr.decode()
+    assert warned == (fmt != "svg" and not svg.cjk_font_available())
+    if warned:
+        assert "sudo apt-get install fonts-noto-cjk" in r.stderr.decode()

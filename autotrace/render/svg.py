@@ -132,6 +132,41 @@ class _quiet_stderr:
         return False
 
 
+FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.local/share/fonts", "~/.fonts",
+             "/Library/Fonts", "/System/Library/Fonts", "~/Library/Fonts", "C:/Windows/Fonts")
+# file names of fonts with CJK glyphs (Noto/Source Han CJK, WenQuanYi, Droid fallback, AR PL,
+# IPA, Nanum, the macOS and Windows system faces)
+_CJK_FILE = ("cjk", "sourcehan", "wqy", "wenquanyi", "droidsansfallback", "ukai", "uming",
+             "ipag", "ipam", "takao", "nanum", "unifont", "pingfang", "hiragino", "stheiti",
+             "msyh", "simsun", "simhei", "yahei", "meiryo", "msgothic", "malgun")
+CJK_HINT = ("warning: the labels hold CJK text and no font with CJK glyphs is installed, so the "
+            "{fmt} shows empty boxes in their place; install one (Debian/Ubuntu: "
+            "`sudo apt-get install fonts-noto-cjk`) or write SVG, which the viewer's fonts draw\n")
+
+
+def cjk_font_available(dirs=FONT_DIRS) -> bool:
+    """True when a font with CJK glyphs is installed: fontconfig's ``fc-list :lang=zh``
+    when it is on PATH, else a look through the usual font directories for known CJK
+    font files."""
+    fc = shutil.which("fc-list")
+    if fc is not None and dirs is FONT_DIRS:
+        try:
+            proc = subprocess.run([fc, ":lang=zh", "family"], capture_output=True, timeout=20)
+            return bool(proc.stdout.strip())
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    for d in dirs:
+        d = os.path.expanduser(d)
+        if not os.path.isdir(d):
+            continue
+        for _, _, files in os.walk(d):
+            for f in files:
+                name = f.lower().replace("-", "").replace("_", "").replace(" ", "")
+                if any(k in name for k in _CJK_FILE):
+                    return True
+    return False
+
+
 def write_atomic(path: str, data: bytes) -> None:
     """Write the rendered bytes whole or not at all (see :mod:`autotrace.files`)."""
     from ..files import write_atomic as _write
