@@ -35,6 +35,8 @@ def command(
     all_steps: bool = typer.Option(False, "--all-steps", help="Show every step; by default long runs of repeating steps (a loop unrolled into the graph) are summarised in one line."),
     fmt: str = typer.Option("text", "--format", metavar="text|md", help="text (terminal) or md (Markdown to paste)."),
     json_out: bool = typer.Option(False, "--json", help="Print the explanation as JSON (schema_version 1)."),
+    mermaid: bool = typer.Option(False, "--mermaid", help="With --format md: end with the graph as a Mermaid "
+                                 "diagram (values and edge gradients), as `graph --format mermaid --values`."),
     timeout: float = common.TimeoutOpt,
     max_steps: int = common.MaxStepsOpt,
     limit: Optional[List[str]] = common.LimitOpt,
@@ -78,6 +80,10 @@ def command(
     elif fmt == "md":
         from autotrace.render import explain_markdown
         sys.stdout.write(explain_markdown.render(ex, all_steps=all_steps))
+        if mermaid:
+            from autotrace.render import mermaid as render_mermaid
+            sys.stdout.write("\n## Graph\n\n```mermaid\n"
+                             + render_mermaid.render(trace, values=True, pass_number=pass_) + "```\n")
     else:
         from autotrace.render import explain_console
         explain_console.render(ex, common.console(no_color=no_color, width=width), all_steps=all_steps)

@@ -13,6 +13,7 @@ import pathlib
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -174,3 +175,28 @@ def test_mermaid_parser_accepts_goldens():
                        capture_output=True, cwd=d, timeout=120)
     assert r.returncode == 0, r.stderr.decode()[-2000:]
     assert json.loads(r.stdout) == ["flowchart-v2"] * len(sources)
+
+
+def test_readme_diagram_is_the_commands_output():
+    """README's Mermaid diagram is exactly what the command it names prints."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```mermaid\n", 1)[1].split("```\n", 1)[0]
+    cmd = "autotrace graph scenarios/seed1_mul_sum.py --format mermaid --values"
+    assert f"`{cmd}`" in readme
+    r = subprocess.run([sys.executable, "-m", "autotrace.cli.main", *cmd.split()[1:]], capture_output=True,
+                       cwd=ROOT, timeout=60)
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stdout.decode() == block
+    parse(block)
+
+
+def test_explain_md_can_end_with_the_diagram():
+    r = subprocess.run([sys.executable, "-m", "autotrace.cli.main", "explain", "scenarios/seed2_power_rule.py",
+                        "--format", "md", "--mermaid"], capture_output=True, cwd=ROOT, timeout=60)
+    assert r.returncode == 0, r.stderr.decode()
+    out = r.stdout.decode()
+    block = out.split("## Graph\n\n```mermaid\n", 1)[1]
+    assert block.endswith("```\n")
+    g = parse(block[:-len("```\n")])
+    assert unescape(g["nodes"]["n0_leaf"][0]) == "A\n[] float32\nvalue 5.\ngrad 75."
+    assert ("n0", "-->", "n1", '"75."') in g["edges"]
