@@ -182,3 +182,35 @@ def test_two_thousand_nodes_stay_fast():
     assert time.perf_counter() - start < 10
     assert "<B>&#215;667</B> loop body" in dot_src
     assert len(svg_nodes(svg)) < 30
+
+
+def test_error_inside_a_module_call_keeps_the_calls_balanced():
+    """A forward that raises still closes its call: the nodes made after it are not
+    counted as the module's."""
+    t = trace_of("import torch\nimport torch.nn as nn\nlin = nn.Linear(2, 2)\nx = torch.ones(1, 2)\n"
+                 "y = lin(x).sum()\nz = lin(torch.ones(1, 3))\n", "s.py")
+    assert t.error is not None and t.error["line"] == 6
+    calls = t.module_calls
+    assert [c.path for c in calls] == ["lin", "lin"]
+    total = next(n.id for n in t.nodes if n.name == "SumBackward0")
+    assert all(not (c.start <= total < c.end) for c in calls)      # made between the calls
+    src = render(t)
+    body = src[src.index("subgraph cluster_m0"):]
+    body = body[:body.index("}")]
+    assert "SumBackward0</B>" not in body and "AddmmBackward0</B>" in body
+    assert "the script stopped at line 6" in src
+
+
+def test_unnamed_modules_are_labelled_by_class():
+    t = trace_of("import torch\nimport torch.nn as nn\nx = torch.ones(1, 2)\n"
+                 "y = nn.Sequential(nn.Linear(2, 2), nn.Tanh())(x).sum()\n", "s.py")
+    labels = [v for _, v in clusters(render(t))]
+    assert labels == ["<B>Sequential</B>", "<B>Linear</B>", "<B>Tanh</B>"]
+
+
+def test_module_names_follow_nesting():
+    t = trace_of("import torch\nimport torch.nn as nn\nenc = nn.Sequential(nn.Linear(2, 3), nn.ReLU())\n"
+                 "net = nn.Sequential(enc, nn.Linear(3, 1))\ny = net(torch.ones(4, 2)).sum()\ny.backward()\n", "s.py")
+    # the first variable that reaches a module names it: enc was bound before net
+    assert [c.path for c in t.module_calls] == ["net", "enc", "enc.0", "enc.1", "net.1"]
+    assert [c.depth for c in t.module_calls] == [1, 2, 3, 3, 2]
