@@ -9,14 +9,11 @@ from __future__ import annotations
 import os
 import pathlib
 import re
-import shutil
-import subprocess
 import time
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from autotrace.render import dot
 from autotrace.render.dot import GraphError, GraphOptions, attr_text, html_text, render
 
 from graph_helpers import trace_of

@@ -10,7 +10,6 @@ import pytest
 
 from autotrace.render import svg
 
-from test_graph_dot import need_dot
 
 SMALL = 'digraph { a [label=<<B>x</B>>] a -> b }\n'
 

@@ -11,8 +11,6 @@ import re
 import subprocess
 import sys
 
-import pytest
-
 from autotrace.render import console as render_console
 
 from graph_helpers import trace_of

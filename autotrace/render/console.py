@@ -116,7 +116,7 @@ class _Tree:
     """The grad_fn tree below an output, as lines of text with guides (``├── ``)."""
 
     def __init__(self, trace, width, depth):
-        from .graph_layout import find_folds, innermost_calls
+        from .folds import find_folds, innermost_calls
 
         self.trace = trace
         self.width = max(int(width or 80), 40)

@@ -28,8 +28,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 # torchviz's palette
 LEAF_COLOR = "lightblue"
 NODE_COLOR = "lightgrey"

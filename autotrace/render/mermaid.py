@@ -27,7 +27,7 @@ markup. Line breaks are ``<br>``.
 
 from __future__ import annotations
 
-from .graph_layout import GraphError, Layout  # noqa: F401
+from .graph_layout import Layout
 from .notation import array_text, non_finite, shape_text
 
 SAFE = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,:;+-*/=()[]_'!?")
