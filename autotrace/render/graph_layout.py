@@ -9,7 +9,7 @@ From a :class:`~autotrace.trace.Trace` it decides
   says which and how to pick another (``--pass N``) or all (``--all-passes``);
 * **loop bodies**: a stretch of nodes that the same script sites (and module) created
   again and again, each repetition wired like the one before (the carried state feeds
-  the next), is drawn once as a cluster marked ``×30`` (:func:`find_folds`);
+  the next), is drawn once as a cluster marked ``×30`` (:mod:`autotrace.render.folds`);
 * **module clusters**: the nodes each ``nn.Module`` call created, grouped under the
   module's name and class (``model.0 · Linear``); ``--depth N`` draws calls nested N deep
   as one box each, like torchview's ``depth``;
