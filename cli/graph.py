@@ -12,13 +12,16 @@ from . import common
 
 HELP = (
     "Draw the autograd graph SCRIPT builds: one box per grad_fn (PyTorch's names), leaf "
-    "tensors by the script's variable names with shape and dtype, outputs marked, a legend. "
-    "The format comes from the suffix of -o (.svg .png .pdf .dot/.gv) or --format; -o - "
-    "writes to standard output. SVG/PNG/PDF are rendered by the bundled Graphviz "
+    "tensors by the script's variable names with shape and dtype, outputs marked, a legend; "
+    "a frame per module call, one backward pass of a training loop, loop bodies folded (×N). "
+    "The format comes from the suffix of -o (.svg .png .pdf .dot/.gv .mmd) or --format; -o - "
+    "writes to standard output (the DOT when that is a terminal). SVG/PNG/PDF are rendered by the bundled Graphviz "
     "of pygraphviz (or Graphviz's `dot` when it is on PATH).\n\n"
     "Examples:\n\n"
     "  autotrace graph scenarios/seed1_mul_sum.py -o graph.svg --values\n\n"
     "  autotrace graph -e 'z = (x*3).sum()' --set 'x=[2.0, 3.0]' -o - --format dot\n\n"
+    "  autotrace graph train.py -o train.svg --depth 2\n\n"
+    "  autotrace graph scenarios/seed1_mul_sum.py --format mermaid --values > graph.mmd\n\n"
     + common.EXIT_CODES_HELP_NO_CHECK
 )
 

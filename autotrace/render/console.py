@@ -13,16 +13,15 @@ one op, are shown once and say what was folded.
 from __future__ import annotations
 
 from ..trace import Trace
-from .notation import array_text, non_finite, shape_text, summary_text
+from .notation import WHOLE, array_text, non_finite, shape_text, summary_text
 
-PREVIEW = 6
 DEPTH = 12          # levels of the grad_fn tree shown by default
 MAX_LINES = 400     # lines of one grad_fn tree
 NOTE_ROOM = 44      # columns the deepest tree line keeps for its "… N more levels" note
 CHAIN = 4           # a chain of at least this many nodes of one op is folded
 
 
-def short_array(a, dtype: str | None = None, limit: int = 12) -> str:
+def short_array(a, dtype: str | None = None, limit: int = WHOLE) -> str:
     """A compact one-line rendering: PyTorch's numbers for small arrays, shape and a
     summary for large ones (the notation of :mod:`autotrace.render.notation`)."""
     return array_text(a, dtype, whole=limit)

@@ -28,6 +28,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .graph_layout import GraphError, Layout  # noqa: F401  (GraphError is part of this module's API)
+from .notation import WHOLE, array_text, non_finite, shape_text
+
 # torchviz's palette
 LEAF_COLOR = "lightblue"
 NODE_COLOR = "lightgrey"
@@ -41,11 +44,9 @@ BAD_COLOR = "#f5b7b1"   # an output whose value or gradient holds nan/inf: never
 CLUSTER_COLOR = "#7f8c8d"
 FOLD_COLOR = "#8e44ad"
 MAX_TEXT = 60           # characters of a source expression shown in a label
-VALUE_ELEMENTS = 8      # elements of a tensor shown whole in a label
+VALUE_ELEMENTS = WHOLE  # elements of a tensor shown whole in a label
 
 
-from .graph_layout import GraphError, Layout  # noqa: F401  (GraphError is part of this module's API)
-from .notation import array_text, non_finite, shape_text
 
 
 @dataclass
