@@ -164,10 +164,10 @@ class Layout:
                     same = sum(1 for _, s in separate if _structure(nodes, s) == _structure(nodes, included))
                     alike = ("graphs of the same structure" if same == len(separate)
                              else f"graphs of their own ({same} of them alike)")
+                    where = f" (line {self.chosen_pass.line})" if self.chosen_pass.line else ""
                     self.notes.append(
-                        f"backward pass {self.chosen_pass.index + 1} of {total} drawn (line "
-                        f"{self.chosen_pass.line}): the passes ran over {alike}; "
-                        f"--pass N draws another, --all-passes all of them")
+                        f"backward pass {self.chosen_pass.index + 1} of {total} drawn{where}: the passes "
+                        f"ran over {alike}; --pass N draws another, --all-passes all of them")
                     rest = len(nodes) - len(included)
                     if rest:
                         self.notes.append(f"{rest:,} nodes of other passes or outside any pass not drawn")
