@@ -214,3 +214,38 @@ def test_module_names_follow_nesting():
     # the first variable that reaches a module names it: enc was bound before net
     assert [c.path for c in t.module_calls] == ["net", "enc", "enc.0", "enc.1", "net.1"]
     assert [c.depth for c in t.module_calls] == [1, 2, 3, 3, 2]
+
+
+OPS = ["torch.tanh(h)", "h * w", "h + w", "torch.sigmoid(h)", "h.exp() - 1", "h @ m", "torch.relu(h) + h"]
+
+
+def _loop_script(body, n):
+    lines = ["import torch", "w = torch.tensor([0.5, -0.25], requires_grad=True)",
+             "m = torch.tensor([[0.9, 0.1], [0.2, 0.8]], requires_grad=True)",
+             "h = torch.tensor([0.1, 0.2], requires_grad=True)", f"for i in range({n}):"]
+    lines += [f"    h = {op}" for op in body]
+    lines += ["loss = h.sum()", "loss.backward()"]
+    return "\n".join(lines) + "\n"
+
+
+def test_any_loop_body_folds_to_its_iteration_count():
+    """Generated loops: whatever the body, the loop is one fold of n iterations, and the
+    drawing holds one iteration whatever n is."""
+    from hypothesis import given, settings, strategies as st
+
+    @settings(max_examples=25, deadline=None)
+    @given(st.lists(st.sampled_from(OPS), min_size=1, max_size=4), st.integers(3, 40))
+    def check(body, n):
+        t = trace_of(_loop_script(body, n), "loop.py", keep_values=False)
+        lay = Layout(t)
+        assert [f.count for f in lay.folds] == [n]
+        per_iter = len(lay.folds[0].reps[0])
+        inner = sum(1 for n_ in t.nodes if not n_.is_leaf)
+        assert per_iter * n + 1 == inner                     # every iteration folded, the sum outside
+        drawn = [u for u in lay.units if not t.nodes[lay.nodes_of(u)[0]].is_leaf]
+        assert len(drawn) == per_iter + 1
+        src = render(t)
+        assert f"<B>&#215;{n}</B> loop body &#183; lines 6&#8211;{5 + len(body)}" in src or \
+            (len(body) == 1 and f"<B>&#215;{n}</B> loop body &#183; line 6" in src)
+
+    check()
