@@ -214,9 +214,13 @@ def name_modules(rec: Recorder, variables: dict) -> list:
 
     paths: dict[int, str] = {}
     for name, value in variables.items() if rec._modules else ():
-        if not isinstance(value, Module):
+        if isinstance(value, (list, tuple)):
+            # modules kept in a Python list: layers[0], layers[1], ...
+            stack = [(f"{name}[{i}]", m) for i, m in enumerate(value) if isinstance(m, Module)][::-1]
+        elif isinstance(value, Module):
+            stack = [(name, value)]
+        else:
             continue
-        stack = [(name, value)]
         while stack:
             path, m = stack.pop()
             k = rec._module_ids.get(id(m))

@@ -249,3 +249,10 @@ def test_any_loop_body_folds_to_its_iteration_count():
             (len(body) == 1 and f"<B>&#215;{n}</B> loop body &#183; line 6" in src)
 
     check()
+
+
+def test_modules_in_a_list_are_named_by_index():
+    t = trace_of("import torch\nimport torch.nn as nn\nlayers = [nn.Linear(2, 2), nn.Linear(2, 1)]\n"
+                 "x = torch.ones(1, 2)\nfor layer in layers:\n    x = layer(x)\n", "s.py")
+    assert [c.path for c in t.module_calls] == ["layers[0]", "layers[1]"]
+    assert "<B>layers[0]</B> &#183; Linear" in render(t)
