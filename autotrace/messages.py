@@ -1,15 +1,32 @@
-"""Every sentence autotrace's explanations and diagnostics print, as keyed templates.
+"""Every sentence autotrace writes, as keyed templates, in English and (through a gettext
+catalog) in Chinese.
 
-Code never builds an English sentence itself: it calls :func:`text` with a key and the
-values to fill in (``text("seed.scalar", root="x")``). A translation is another table
-with the same keys (``EDITIONS["zh"]``, planned); :func:`text` falls back to English for
-a key a translation lacks. Formulas (``∂x/∂A = 3·A²``) are not sentences and are built by
-:mod:`autotrace.explain`.
+Code never builds a sentence itself: it calls :func:`text` with a key and the values to fill
+in (``text("seed.scalar", root="x")``). :data:`EN` is the source of the message catalog: each
+key is a gettext ``msgctxt``, its English template the ``msgid``; the Chinese edition lives in
+``autotrace/locale/zh/LC_MESSAGES/autotrace.po`` (compiled to ``.mo``), kept in step with
+this table by ``python -m autotrace.catalog update``. A key the catalog does not translate
+(or whose English changed since it was translated) prints in English.
+
+A template whose words depend on a number is a :class:`Plural`: the value named ``by``
+chooses the form (English: one/other; Chinese has one form). Numbers, node names, code and
+formulas (``∂x/∂A = 3·A²``) are placeholders, so every language prints them alike.
 """
 
 from __future__ import annotations
 
-EN: dict[str, str] = {
+import os
+from typing import NamedTuple
+
+
+class Plural(NamedTuple):
+    """An English template with a singular and a plural form, chosen by ``values[by]``."""
+    one: str
+    other: str
+    by: str = "count"
+
+
+EN: dict[str, "str | Plural"] = {
     # -- headings and labels -------------------------------------------------------------
     "title": "Explanation of {script}",
     "heading.pass": "Backward pass {number} of {total}: line {line}: {statement}",
@@ -231,15 +248,96 @@ EN: dict[str, str] = {
     "pass_error": "This pass stopped with an error; see Diagnostics.",
     "selection.no_pass": "--pass {number}: the script ran {total} backward pass(es).",
     "selection.no_leaf": "--wrt {name}: no leaf named {name} was reached by a backward pass.",
+
+    # -- words the explanation's code joins (lists, locations) ----------------------------
+    "label.at_line": "line {line}: {statement}",
+    "label.input_n": "input {index}",
+    "label.the_output": "the output",
+    "list.sep": ", ",
+    "list.and": "{items} and {last}",
+    "label.colon": ": ",
 }
 
-EDITIONS: dict[str, dict[str, str]] = {"en": EN}
+LANGUAGES = ("en", "zh")
+DOMAIN = "autotrace"
+ENV_VAR = "AUTOTRACE_LANG"
 
 language = "en"
+_catalogs: dict = {}
+
+
+def set_language(lang: str) -> None:
+    """Make ``lang`` ("en" or "zh", or a tag such as ``zh_CN.UTF-8``) the language of
+    :func:`text`. Raises ValueError for a language autotrace does not speak."""
+    global language
+    code = normalize(lang)
+    if code not in LANGUAGES:
+        raise ValueError(f"unknown language {lang!r}; autotrace speaks {' and '.join(LANGUAGES)}")
+    language = code
+
+
+def normalize(tag: str) -> str | None:
+    """``zh_CN.UTF-8`` / ``zh-Hans`` / ``ZH`` → ``zh``; ``C`` and ``POSIX`` → ``C``; a
+    language autotrace has no catalog for → None."""
+    t = tag.strip().replace("-", "_").split(".")[0].split("@")[0]
+    if t in ("C", "POSIX"):
+        return "C"
+    base = t.split("_")[0].lower()
+    return base if base in LANGUAGES else None
+
+
+def from_environment(environ=None) -> str:
+    """The language the environment asks for: ``AUTOTRACE_LANG``, else the locale as
+    gettext reads it (the first of LANGUAGE, LC_ALL, LC_MESSAGES, LANG that is set; a
+    colon-separated list is tried in order; ``C``/``POSIX`` mean English), else English.
+    Raises ValueError when AUTOTRACE_LANG names a language autotrace does not speak."""
+    env = os.environ if environ is None else environ
+    own = env.get(ENV_VAR, "").strip()
+    if own:
+        code = normalize(own)
+        if code not in LANGUAGES:
+            raise ValueError(f"{ENV_VAR}={own!r}: autotrace speaks {' and '.join(LANGUAGES)}")
+        return code
+    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(var)
+        if value:
+            for part in value.split(":"):
+                code = normalize(part) if part else None
+                if code == "C":
+                    return "en"
+                if code:
+                    return code
+            return "en"
+    return "en"
+
+
+def locale_dir() -> str:
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "locale")
+
+
+def _catalog(lang: str):
+    cat = _catalogs.get(lang)
+    if cat is None:
+        import gettext
+        cat = _catalogs[lang] = gettext.translation(DOMAIN, locale_dir(), languages=[lang], fallback=True)
+    return cat
+
+
+def template(key: str, count=None) -> str:
+    """The template of ``key`` in the current language, before its values are filled in."""
+    source = EN[key]
+    if language == "en":
+        if isinstance(source, Plural):
+            return source.one if count == 1 else source.other
+        return source
+    cat = _catalog(language)
+    if isinstance(source, Plural):
+        return cat.npgettext(key, source.one, source.other, count if isinstance(count, int) else 2)
+    return cat.pgettext(key, source)
 
 
 def text(key: str, **values) -> str:
-    """The sentence ``key`` of the current edition with ``values`` filled in."""
-    table = EDITIONS.get(language, EN)
-    template = table.get(key) or EN[key]
-    return template.format(**values)
+    """The sentence ``key`` of the current language with ``values`` filled in."""
+    source = EN[key]
+    count = values.get(source.by) if isinstance(source, Plural) else None
+    return template(key, count).format(**values)

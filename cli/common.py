@@ -34,6 +34,22 @@ NoColorOpt = typer.Option(False, "--no-color", help="Plain text, no colour (also
 WidthOpt = typer.Option(None, "--width", help="Wrap console output at this many columns.")
 
 
+def _set_language(value: Optional[str]) -> Optional[str]:
+    """--lang, else AUTOTRACE_LANG, else the locale (LANGUAGE, LC_ALL, LC_MESSAGES, LANG),
+    else English; an unknown language is a usage error."""
+    from autotrace import messages
+    try:
+        messages.set_language(value if value else messages.from_environment())
+    except ValueError as e:
+        fail_usage(f"--lang {value}: autotrace speaks en and zh" if value else str(e))
+    return value
+
+
+LangOpt = typer.Option(None, "--lang", metavar="en|zh", callback=_set_language, is_eager=True,
+                       help="Language of autotrace's own words (zh: 中文). Default: AUTOTRACE_LANG, "
+                            "else the locale (LANGUAGE, LC_ALL, LC_MESSAGES, LANG), else en.")
+
+
 class ScriptSource:
     def __init__(self, data, name: str):
         self.data = data

@@ -1,0 +1,295 @@
+"""The Chinese edition: the catalog matches messages.EN (every key translated, placeholders
+kept, .mo compiled from .po), language selection (--lang, AUTOTRACE_LANG, the locale),
+golden Chinese explanations for every scenario, and switching language changes no number,
+node name, code or PyTorch message."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from autotrace import catalog, messages
+from autotrace import explain as E
+from helpers import ROOT, run_cli
+
+SCENARIOS = sorted((ROOT / "scenarios").glob("*.py"))
+
+
+@pytest.fixture
+def zh():
+    messages.set_language("zh")
+    yield
+    messages.set_language("en")
+
+
+def explain_text(path, lang, width=100):
+    from rich.console import Console
+
+    from autotrace.render import explain_console
+    messages.set_language(lang)
+    try:
+        ex = E.explain(E.run(path.read_text(), str(path.relative_to(ROOT))))
+        con = Console(no_color=True, width=width, highlight=False, record=True, file=open(os.devnull, "w"))
+        explain_console.render(ex, con)
+        return "\n".join(line.rstrip() for line in con.export_text().splitlines()) + "\n"
+    finally:
+        messages.set_language("en")
+
+
+def explain_md(path, lang):
+    from autotrace.render import explain_markdown
+    messages.set_language(lang)
+    try:
+        return explain_markdown.render(E.explain(E.run(path.read_text(), str(path.relative_to(ROOT)))))
+    finally:
+        messages.set_language("en")
+
+
+# -- the catalog ---------------------------------------------------------------------------
+
+def test_catalog_translates_every_message_and_is_compiled():
+    """Fails when a key of messages.EN has no Chinese, when its English changed since it was
+    translated, when a placeholder is dropped or renamed, or when the .mo is stale.
+    Fix: python -m autotrace.catalog update, then fill in the reported msgstr lines."""
+    assert catalog.problems("zh") == []
+
+
+def test_every_key_has_a_chinese_sentence_different_from_the_english_where_words_exist():
+    messages.set_language("zh")
+    try:
+        same = [k for k, v in messages.EN.items()
+                if isinstance(v, str) and re.search(r"[a-z]{4,} [a-z]{3,}", v) and messages.template(k) == v]
+    finally:
+        messages.set_language("en")
+    assert same == []
+
+
+def _po_with(tmp_path, key, msgstr):
+    header, entries, lead = catalog.read_po(catalog.po_path("zh"))
+    entries[key].msgstr = [msgstr]
+    po = tmp_path / "autotrace.po"
+    catalog.write_po(str(po), header, list(entries.values()), lead)
+    mo = tmp_path / "autotrace.mo"
+    mo.write_bytes(catalog.mo_bytes(header, list(entries.values())))
+    return str(po), str(mo)
+
+
+def test_a_dropped_or_renamed_placeholder_is_reported(tmp_path):
+    po, mo = _po_with(tmp_path, "seed.scalar", "反向传播从 {rot} 开始。")
+    assert catalog.problems("zh", po, mo) == ["seed.scalar: placeholders differ from the English; missing {root}; unknown {rot}"]
+    po, mo = _po_with(tmp_path, "label.to", "传给")
+    assert catalog.problems("zh", po, mo) == ["label.to: placeholders differ from the English; missing {target}"]
+
+
+def test_an_untranslated_fuzzy_or_stale_entry_is_reported(tmp_path, monkeypatch):
+    po, mo = _po_with(tmp_path, "label.why", "")
+    assert catalog.problems("zh", po, mo) == ["label.why: no Chinese (Simplified) translation"]
+    monkeypatch.setitem(messages.EN, "label.why", "reason")
+    po, mo = _po_with(tmp_path, "label.why", "原因")
+    assert catalog.problems("zh", po, mo)[0].startswith("label.why: translated from other English")
+    monkeypatch.setitem(messages.EN, "new.key", "A new sentence about {leaf}.")
+    assert "new.key: no entry (run python -m autotrace.catalog update)" in catalog.problems("zh", po, mo)
+    Path(mo).write_bytes(b"")
+    assert catalog.problems("zh", po, mo)[-1].endswith("not compiled from the .po (run python -m autotrace.catalog update)")
+
+
+def test_update_adds_new_keys_marks_changed_english_fuzzy_and_compiles(tmp_path, monkeypatch):
+    loc = tmp_path / "locale"
+    shutil.copytree(messages.locale_dir(), loc)
+    monkeypatch.setattr(messages, "locale_dir", lambda: str(loc))
+    monkeypatch.setitem(messages.EN, "label.why", "the reason")
+    monkeypatch.setitem(messages.EN, "zz.new", messages.Plural("{count} new leaf", "{count} new leaves"))
+    todo = catalog.update("zh")
+    assert [(e.key, e.fuzzy) for e in todo] == [("label.why", True), ("zz.new", False)]
+    _, entries, _ = catalog.read_po(catalog.po_path("zh"))
+    assert entries["label.why"].previous == "why" and entries["label.why"].msgstr == ["原因"]
+    assert entries["zz.new"].msgid_plural == "{count} new leaves"
+    entries["zz.new"].msgstr = ["{count} 个新叶子节点"]
+    entries["label.why"].fuzzy = False
+    header, _, lead = catalog.read_po(catalog.po_path("zh"))
+    catalog.write_po(catalog.po_path("zh"), header, list(entries.values()), lead)
+    assert catalog.update("zh") == []
+    assert catalog.problems("zh") == []
+    monkeypatch.setattr(messages, "_catalogs", {})
+    messages.set_language("zh")
+    try:
+        assert messages.text("zz.new", count=1) == "1 个新叶子节点"
+        assert messages.text("zz.new", count=3) == "3 个新叶子节点"
+    finally:
+        messages.set_language("en")
+    assert messages.text("zz.new", count=1) == "1 new leaf"
+    assert messages.text("zz.new", count=3) == "3 new leaves"
+
+
+def test_the_mo_file_is_what_gnu_msgfmt_reads():
+    msgunfmt = shutil.which("msgunfmt")
+    if msgunfmt is None:
+        pytest.skip("GNU gettext (msgunfmt) not installed")
+    import subprocess
+    out = subprocess.run([msgunfmt, catalog.mo_path("zh")], capture_output=True, text=True, check=True).stdout
+    assert 'msgctxt "seed.scalar"' in out and "起始梯度" in out
+
+
+def test_an_english_change_falls_back_to_english_not_to_a_stale_translation(monkeypatch, zh):
+    monkeypatch.setitem(messages.EN, "label.why", "the reason")
+    assert messages.text("label.why") == "the reason"
+    monkeypatch.setitem(messages.EN, "brand.new", "Nothing translated {x}")
+    assert messages.text("brand.new", x=1) == "Nothing translated 1"
+
+
+GLOSSARY_VARIANTS = {
+    # a term of docs/glossary-zh.md : variants the translation must not use instead
+    "叶子节点": ["叶节点", "叶结点"],
+    "反向传播": ["反向传递", "后向传播"],
+    "梯度累加": ["梯度累积", "梯度积累"],
+    "原地操作": ["就地操作", "原位操作", "in-place 操作"],
+    "向量-雅可比积": ["雅可比向量积", "向量雅可比积", "VJP"],
+    "计算图": ["运算图", "计算图谱"],
+    "局部导数": ["本地导数", "局部梯度"],
+    "上游梯度": ["上层梯度", "上游导数"],
+    "标量": ["纯量"],
+}
+
+
+def test_translations_use_the_glossary_terms():
+    _, entries, _ = catalog.read_po(catalog.po_path("zh"))
+    glossary = (ROOT / "docs/glossary-zh.md").read_text()
+    bad = []
+    for term, variants in GLOSSARY_VARIANTS.items():
+        assert term in glossary
+        for e in entries.values():
+            bad += [(e.key, v) for v in variants for s in e.msgstr if v in s]
+    assert bad == []
+
+
+# -- language selection ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("env, lang", [
+    ({}, "en"),
+    ({"LANG": "zh_CN.UTF-8"}, "zh"),
+    ({"LANG": "en_US.UTF-8"}, "en"),
+    ({"LC_ALL": "zh_TW", "LANG": "en_US"}, "zh"),
+    ({"LC_MESSAGES": "zh_CN.utf8", "LANG": "en_US"}, "zh"),
+    ({"LANGUAGE": "fr:zh_CN:en", "LANG": "en_US"}, "zh"),
+    ({"LANGUAGE": "en:zh", "LANG": "zh_CN"}, "en"),
+    ({"LANGUAGE": "", "LC_ALL": "", "LANG": "zh_CN"}, "zh"),
+    ({"LC_ALL": "C", "LANG": "zh_CN"}, "en"),
+    ({"LANG": "POSIX"}, "en"),
+    ({"LANG": "fr_FR.UTF-8"}, "en"),
+    ({"LANGUAGE": "de", "LANG": "zh_CN"}, "en"),       # gettext reads the first variable that is set
+    ({"AUTOTRACE_LANG": "zh", "LANG": "en_US"}, "zh"),
+    ({"AUTOTRACE_LANG": "en", "LANGUAGE": "zh"}, "en"),
+    ({"AUTOTRACE_LANG": "zh-Hans"}, "zh"),
+])
+def test_the_language_comes_from_the_environment_as_gettext_reads_it(env, lang):
+    assert messages.from_environment(env) == lang
+
+
+def test_an_unknown_autotrace_lang_is_an_error():
+    with pytest.raises(ValueError, match="AUTOTRACE_LANG='fr'"):
+        messages.from_environment({"AUTOTRACE_LANG": "fr"})
+    with pytest.raises(ValueError):
+        messages.set_language("de")
+
+
+POWER = ROOT / "scenarios/seed2_power_rule.py"
+ZH_LINE = "反向传播从 x 开始，起始梯度 ∂x/∂x = 1"
+EN_LINE = "The pass starts at x with ∂x/∂x = 1"
+
+
+@pytest.mark.parametrize("args, env, want", [
+    (["--lang", "zh"], {}, ZH_LINE),
+    (["--lang", "en"], {"AUTOTRACE_LANG": "zh", "LANG": "zh_CN.UTF-8"}, EN_LINE),
+    ([], {"AUTOTRACE_LANG": "zh", "LANG": "en_US.UTF-8"}, ZH_LINE),
+    ([], {"AUTOTRACE_LANG": "", "LANGUAGE": "", "LC_ALL": "", "LC_MESSAGES": "", "LANG": "zh_CN.UTF-8"}, ZH_LINE),
+    ([], {"AUTOTRACE_LANG": "", "LANGUAGE": "", "LC_ALL": "C", "LC_MESSAGES": "", "LANG": "zh_CN.UTF-8"}, EN_LINE),
+])
+def test_lang_option_then_autotrace_lang_then_locale(args, env, want):
+    proc = run_cli("explain", POWER, "--no-color", "--width", "200", *args, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert want in proc.stdout
+
+
+@pytest.mark.parametrize("command", ["run", "explain", "graph", "check", "ops"])
+def test_every_command_takes_lang(command):
+    args = {"ops": []}.get(command, [POWER])
+    if command == "graph":
+        args = [POWER, "--format", "dot"]
+    proc = run_cli(command, *args, "--lang", "zh")
+    assert proc.returncode in (0, 3), proc.stderr
+    bad = run_cli(command, *args, "--lang", "xx")
+    assert bad.returncode == 2
+    assert "--lang xx: autotrace speaks en and zh" in bad.stderr
+
+
+def test_a_bad_autotrace_lang_is_a_usage_error_unless_lang_is_given():
+    bad = run_cli("explain", POWER, env={"AUTOTRACE_LANG": "klingon"})
+    assert bad.returncode == 2 and "AUTOTRACE_LANG='klingon'" in bad.stderr
+    assert run_cli("explain", POWER, "--lang", "en", env={"AUTOTRACE_LANG": "klingon"}).returncode == 0
+
+
+# -- golden Chinese explanations --------------------------------------------------------------
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("kind", ["txt", "md"])
+def test_golden_chinese_explain(path, kind):
+    golden = path.with_suffix(f".explain.zh.{kind}")
+    got = explain_text(path, "zh") if kind == "txt" else explain_md(path, "zh")
+    if os.environ.get("UPDATE_GOLDEN") or not golden.exists():
+        golden.write_text(got)
+    assert got == golden.read_text()
+
+
+def test_the_library_default_is_english_whatever_the_locale(monkeypatch):
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    assert messages.language == "en"
+    assert "The pass starts at x" in explain_text(POWER, "en")
+
+
+# -- switching language changes no number, name, code or PyTorch message -----------------------
+
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?")
+NODE = re.compile(r"\b\w+Backward\d+\b|\bAccumulateGrad\b")
+_NOT_CJK = r"[^()\u2e80-\u9fff\uff00-\uffef]"
+CODE = re.compile(rf"[A-Za-z_][\w.]*\((?:{_NOT_CJK}|\({_NOT_CJK}*\))*\)(?:\.\w+(?:\({_NOT_CJK}*\))?)*"
+                  r"|\b\w+=\w+(?:\.\w+)*|\b\w+\.grad\b")
+
+
+def _facts(out: str):
+    prose = out.replace("（", "(").replace("）", ")")
+    return Counter(NUMBER.findall(prose)), Counter(NODE.findall(prose)), set(CODE.findall(prose))
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("kind", ["txt", "md"])
+def test_switching_language_changes_no_number_name_or_code(path, kind):
+    render = (lambda lang: explain_text(path, lang, width=10_000)) if kind == "txt" else (lambda lang: explain_md(path, lang))
+    en, zh = render("en"), render("zh")
+    en_numbers, en_nodes, en_code = _facts(en)
+    zh_numbers, zh_nodes, zh_code = _facts(zh)
+    assert zh_numbers == en_numbers
+    assert zh_nodes == en_nodes
+    assert zh_code == en_code
+    if kind == "md":     # formulas are code spans in both languages
+        formula = re.compile(r"`([^`\n]*[∂→=][^`\n]*)`")
+        pure = lambda s: not _CJK.search(s) and not re.search(r"\b[a-z]{2,} [a-z]{2,}\b", s)  # noqa: E731
+        assert Counter(filter(pure, formula.findall(zh))) == Counter(filter(pure, formula.findall(en)))
+
+
+_CJK = re.compile(r"[\u2e80-\u9fff\uff00-\uffef]")
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_pytorch_messages_and_printed_output_stay_verbatim(path):
+    trace = E.run(path.read_text(), str(path.relative_to(ROOT)))
+    zh = explain_text(path, "zh", width=10_000)
+    for line in trace.stdout.splitlines():
+        assert re.sub(r"0x[0-9a-f]+", "0x…", line).rstrip() in zh
+    for p in trace.passes:
+        if p.error:
+            assert p.error in zh
