@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..messages import text
 from ..printing import one_line
 from ..trace import Trace
 
@@ -21,7 +22,8 @@ def short_array(a, dtype: str | None = None, limit: int = 12) -> str:
     flat = a.reshape(-1).astype(np.float64)
     with np.errstate(all="ignore"):
         return (f"[{', '.join(f'{v:.4g}' for v in flat[:PREVIEW])}, …] "
-                f"min {np.nanmin(flat):.4g} max {np.nanmax(flat):.4g} norm {np.sqrt(np.nansum(flat * flat)):.4g}")
+                + text("run.stats", min=f"{np.nanmin(flat):.4g}", max=f"{np.nanmax(flat):.4g}",
+                       norm=f"{np.sqrt(np.nansum(flat * flat)):.4g}"))
 
 
 def _dtype_name(a) -> str:
@@ -37,8 +39,9 @@ def run_report(trace: Trace, console, err_console=None) -> None:
         console.out(trace.stdout, end="", highlight=False)
     if trace.warnings:
         for w in trace.warnings:
-            where = f"line {w['line']}: " if w.get("line") else ""
-            (err_console or console).print(Text(f"[warning] {where}{w['category']}: {w['message']}", style="yellow"))
+            where = text("run.warning_line", line=w["line"]) if w.get("line") else ""
+            (err_console or console).print(Text(text("run.warning", where=where, category=w["category"],
+                                                     message=w["message"]), style="yellow"))
 
     tensors = [v for v in trace.variables.values() if v.kind == "tensor"]
     if tensors:
@@ -49,7 +52,7 @@ def run_report(trace: Trace, console, err_console=None) -> None:
 
     roots = _output_roots(trace)
     if roots:
-        console.print(Text("grad_fn chains", style="bold"))
+        console.print(Text(text("run.chains"), style="bold"))
         for name, node_id in roots:
             tree = Tree(Text(f"{name}"))
             _grow(tree, trace, node_id)
@@ -71,11 +74,11 @@ def _cells(v):
 def _tensor_table(tensors):
     from rich.table import Table
 
-    table = Table(title="tensors", title_justify="left", show_lines=False)
+    table = Table(title=text("run.tensors"), title_justify="left", show_lines=False)
     for col in COLUMNS:
         # short columns never break inside a word; values and grads wrap between numbers
         wide = col in ("value", "grad")
-        table.add_column(col, overflow="fold" if wide else "ellipsis", no_wrap=not wide,
+        table.add_column(text(f"run.col.{col}"), overflow="fold" if wide else "ellipsis", no_wrap=not wide,
                          ratio=1 if wide else None)
     for v in tensors:
         table.add_row(*_cells(v))
@@ -86,18 +89,19 @@ def _tensor_list(tensors, console) -> None:
     """The same fields, one tensor per block: readable in 80 columns."""
     from rich.text import Text
 
-    console.print(Text("tensors", style="bold"))
+    console.print(Text(text("run.tensors"), style="bold"))
     for v in tensors:
         name, value, shape, dtype, rg, leaf, fn, grad = _cells(v)
-        console.print(Text.assemble((name, "bold"), f"  shape {shape} {dtype}  requires_grad={rg}  "
-                                    f"is_leaf={leaf}  grad_fn={fn}"))
-        console.print(Text(f"    value {value}"))
+        console.print(Text.assemble((name, "bold"), "  " + text("run.list.head", shape=shape, dtype=dtype, requires_grad=rg,
+                                                                 is_leaf=leaf, grad_fn=fn)))
+        console.print(Text("    " + text("run.list.value", value=value)))
         console.print(Text(f"    grad  {grad}"))
 
 
 def _summary(v) -> str:
     s = v.summary or {}
-    return f"shape {list(v.shape)}: min {s.get('min'):.4g} max {s.get('max'):.4g} norm {s.get('norm'):.4g}"
+    return text("run.summary", shape=list(v.shape), stats=text("run.stats", min=f"{s.get('min'):.4g}", max=f"{s.get('max'):.4g}",
+                                                               norm=f"{s.get('norm'):.4g}"))
 
 
 def _output_roots(trace: Trace):
@@ -117,12 +121,12 @@ def _output_roots(trace: Trace):
 def _label(trace, node_id, nr=0):
     n = trace.nodes[node_id]
     if n.is_leaf:
-        return f"AccumulateGrad → {n.var_name or '(leaf)'} {list(n.shape or ())}"
+        return f"AccumulateGrad → {n.var_name or text('run.tree.leaf')} {list(n.shape or ())}"
     bits = [n.name]
     if n.var_name:
         bits.append(f"→ {n.var_name}")
     if n.text:
-        bits.append(f"  ({n.text}, line {n.line})")
+        bits.append("  " + text("run.tree.where", expr=n.text, line=n.line))
     return " ".join(bits)
 
 
@@ -136,14 +140,14 @@ def _grow(tree, trace, root_id, max_nodes: int = 200):
     while stack:
         parent, nid = stack.pop()
         if nid is None:
-            parent.add(Text("None (input needs no gradient)", style="dim"))
+            parent.add(Text(text("run.tree.none"), style="dim"))
             continue
         if count >= max_nodes:
-            parent.add(Text("… (more nodes; see autotrace graph)", style="dim"))
+            parent.add(Text(text("run.tree.more"), style="dim"))
             break
         count += 1
         if nid in seen:
-            parent.add(Text(f"{trace.nodes[nid].name} (shown above)", style="dim"))
+            parent.add(Text(text("run.tree.seen", node=trace.nodes[nid].name), style="dim"))
             continue
         seen.add(nid)
         branch = parent.add(Text(_label(trace, nid)))

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import messages
+
 # torchviz's palette
 LEAF_COLOR = "lightblue"
 NODE_COLOR = "lightgrey"
@@ -319,7 +321,7 @@ def _where(n) -> str:
     if n.text is None and n.line is None:
         return ""
     text = _short(n.text) if n.text else ""
-    line = f"line {n.line}" if n.line else ""
+    line = messages.text("label.line", line=n.line) if n.line else ""
     return " \u00b7 ".join(p for p in (text, line) if p)
 
 
@@ -341,9 +343,8 @@ def build(trace, opts: GraphOptions | None = None):
     chosen = None
     if opts.pass_number is not None:
         if not 1 <= opts.pass_number <= len(trace.passes):
-            have = (f"it ran {len(trace.passes)} backward pass"
-                    f"{'es' if len(trace.passes) != 1 else ''}" if trace.passes else "it ran no backward pass")
-            raise GraphError(f"--pass {opts.pass_number}: {have}")
+            raise GraphError(messages.text("graph.no_pass", number=opts.pass_number, count=len(trace.passes))
+                             if trace.passes else messages.text("graph.no_pass_at_all", number=opts.pass_number))
         chosen = trace.passes[opts.pass_number - 1]
     elif opts.values and trace.passes:
         chosen = trace.passes[-1]
@@ -363,16 +364,16 @@ def build(trace, opts: GraphOptions | None = None):
 
     title = []
     if opts.title:
-        title.append(f"{trace.script}" + (f" \u2014 graph of {opts.of}" if opts.of else ""))
+        title.append(f"{trace.script}" + (messages.text("graph.title_of", of=opts.of) if opts.of else ""))
     if trace.error is not None and trace.error.get("phase") != "parse":
         e = trace.error
-        where = f" at line {e['line']}" if e.get("line") else ""
-        title.append(f"the script stopped{where}: {e['type']}: {_short(e['message'], 90)}")
+        key = "graph.stopped_at" if e.get("line") else "graph.stopped"
+        title.append(messages.text(key, line=e.get("line"), type=e["type"], message=_short(e["message"], 90)))
     if lay.omitted_units:
-        title.append(f"{lay.omitted_nodes:,} of {len(lay.included):,} nodes not shown "
-                     f"(--max-nodes {opts.max_nodes}; nearest the outputs kept)")
+        title.append(messages.text("graph.omitted", count=lay.omitted_nodes, total=len(lay.included),
+                                   max_nodes=opts.max_nodes))
     if not lay.included:
-        title.append("no autograd graph: no tensor that requires grad was used in an operation")
+        title.append(messages.text("graph.empty"))
     if title:
         g.attr("graph", label=_label(title[0], small=title[1:], bold_title=bool(opts.title)),
                labelloc="t", labeljust="l")
@@ -383,7 +384,7 @@ def build(trace, opts: GraphOptions | None = None):
         n = nodes[c]
         out = []
         if n.value is not None:
-            out.append(f"value {format_array(n.value)}")
+            out.append(messages.text("graph.value", value=format_array(n.value)))
         s = steps.get(c)
         if s is not None and s.grad_in and s.grad_in[0] is not None:
             out.append(f"grad {format_array(s.grad_in[0])}")
@@ -410,7 +411,7 @@ def build(trace, opts: GraphOptions | None = None):
             where = _where(first)
             small = [where, f"n{run[0]} \u2026 n{run[-1]}"]
             if opts.values and last.value is not None:
-                lines.append(f"last value {format_array(last.value)}")
+                lines.append(messages.text("graph.last_value", value=format_array(last.value)))
             attrs = {"label": _label(pattern, lines, small=small),
                      "tooltip": _tooltip(f"{count} \u00d7 {pattern} (n{run[0]} \u2026 n{run[-1]}), collapsed",
                                          first.statement and f"line {first.line}: {first.statement}"),
@@ -426,7 +427,7 @@ def build(trace, opts: GraphOptions | None = None):
             lines = [f"{_shape(n.shape)} {n.dtype}"]
             if opts.values:
                 if v is not None and v.value is not None:
-                    lines.append(f"value {format_array(v.value)}")
+                    lines.append(messages.text("graph.value", value=format_array(v.value)))
                 # .grad as the chosen pass left it (else as the script left it)
                 grad = steps[c].after if c in steps and steps[c].after is not None else None
                 if grad is None and v is not None:
@@ -434,7 +435,7 @@ def build(trace, opts: GraphOptions | None = None):
                 if grad is not None:
                     lines.append(f"grad {format_array(grad)}")
             g.node(f"{unit}_leaf",
-                   label=_label(", ".join(names) if names else "(unnamed leaf)", lines,
+                   label=_label(", ".join(names) if names else messages.text("graph.unnamed_leaf"), lines,
                                 small=[_where(n)] if not names else ()),
                    tooltip=_tooltip(f"leaf tensor {', '.join(names)}".rstrip(),
                                     "requires_grad=True",
@@ -469,7 +470,7 @@ def build(trace, opts: GraphOptions | None = None):
             if opts.values:
                 v = trace.variables.get(out_names[0])
                 if v is not None and v.value is not None:
-                    lines.append(f"value {format_array(v.value)}")
+                    lines.append(messages.text("graph.value", value=format_array(v.value)))
             g.node(f"{unit}_out", label=_label(", ".join(out_names), lines),
                    tooltip=_tooltip(f"output {', '.join(out_names)} (grad_fn={n.name})"),
                    fillcolor=OUTPUT_COLOR)
@@ -522,18 +523,19 @@ def build(trace, opts: GraphOptions | None = None):
 
 
 def _legend(g, opts, chosen, saved_any, none_any, collapsed_any):
-    rows = [(LEAF_COLOR, "leaf tensor (requires_grad)"), (NODE_COLOR, "backward node (grad_fn)"),
-            (OUTPUT_COLOR, "output tensor")]
+    t = messages.text
+    rows = [(LEAF_COLOR, t("graph.legend.leaf")), (NODE_COLOR, t("graph.legend.node")),
+            (OUTPUT_COLOR, t("graph.legend.output"))]
     if saved_any:
-        rows.append((SAVED_COLOR, "tensor saved for backward"))
+        rows.append((SAVED_COLOR, t("graph.legend.saved")))
     if collapsed_any:
-        rows.append((None, "dashed double box: a repeated chain, collapsed"))
+        rows.append((None, t("graph.legend.collapsed")))
     if none_any:
-        rows.append((None, "None: input that needs no gradient"))
+        rows.append((None, t("graph.legend.none")))
     if opts.pass_number is not None:
-        rows.append(("pass", f"red outline: run by backward pass {opts.pass_number}"))
+        rows.append(("pass", t("graph.legend.pass", number=opts.pass_number)))
     if opts.values and chosen is not None:
-        rows.append((None, f"edge label: gradient sent back along the edge (pass {chosen.index + 1})"))
+        rows.append((None, t("graph.legend.edge", number=chosen.index + 1)))
     cells = []
     for color, text in rows:
         if color == "pass":
@@ -544,7 +546,7 @@ def _legend(g, opts, chosen, saved_any, none_any, collapsed_any):
             swatch = '<TD WIDTH="14" HEIGHT="10"></TD>'
         cells.append(f'<TR>{swatch}<TD ALIGN="LEFT">{html_text(text)}</TD></TR>')
     label = ('<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="2" CELLPADDING="1">'
-             '<TR><TD COLSPAN="2" ALIGN="LEFT"><B>legend</B></TD></TR>' + "".join(cells) + "</TABLE>>")
+             f'<TR><TD COLSPAN="2" ALIGN="LEFT"><B>{html_text(t("graph.legend"))}</B></TD></TR>' + "".join(cells) + "</TABLE>>")
     with g.subgraph(name="legend_rank") as s:
         s.attr(rank="sink")
         s.node("legend", label=label, shape="plaintext", style="", fontsize="9", tooltip="legend")
