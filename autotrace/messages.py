@@ -300,6 +300,41 @@ EN: dict[str, "str | Plural"] = {
     "graph.legend.none": "None: input that needs no gradient",
     "graph.legend.pass": "red outline: run by backward pass {number}",
     "graph.legend.edge": "edge label: gradient sent back along the edge (pass {number})",
+
+    # -- check: golden files and differences (check.py, cli/check.py) ----------------------
+    "check.golden.missing": "{path}: no such golden file (write it with --update)",
+    "check.golden.directory": "{path}: is a directory, not a golden file",
+    "check.golden.not_json": "{path}: not a JSON document ({error})",
+    "check.golden.not_object": "{path}: not a JSON object",
+    "check.golden.version": "{path}: schema_version {version}; this autotrace reads schema_version 1",
+    "check.golden.is_script": "{path}: is the script itself; give the golden another name",
+    "check.golden.cannot_write": "{path}: cannot write ({error})",
+    "check.reason.limit": "the script hit a limit; a golden file must not pin a limit",
+    "check.reason.failed": "the script failed; its golden records no error",
+    "check.summary": "{passed} passed, {failed} failed",
+    "check.summary.updated": "{updated} updated",
+    "check.summary.also_failed": ", {failed} failed",
+    "check.stdout": "stdout differs:",
+    "check.stdout.more": Plural("… ({count} more diff line)", "… ({count} more diff lines)"),
+    "check.stdout.end": "expected {expected} at the end, got {got}",
+    "check.error.unexpected": "error: expected none, got {type}: {message}",
+    "check.error.missing": "error: expected {type}: {message}, got none (the script now runs to the end)",
+    "check.error.field": "error.{key}: expected {expected}, got {got}",
+    "check.at_line": " (line {line})",
+    "check.warning.unexpected": "warnings[{index}]: unexpected {category}: {message}",
+    "check.warning.missing": "warnings[{index}]: expected {category}: {message}, got no warning",
+    "check.warning.differs": "warnings[{index}]: expected {category}: {message}, got {got_category}: {got_message}",
+    "check.variable.gone": "{name}: expected {expected}, but the script no longer binds it",
+    "check.variable.kind": "{name}: expected a {expected}, got a {got}",
+    "check.field.missing": "{label}: expected {expected}, the run has no such field",
+    "check.field.differs": "{label}: expected {expected}, got {got}",
+    "check.describe.tensor": "a {dtype} tensor of shape {shape}{grad_fn}",
+    "check.close.no_key": " (no {key})",
+    "check.close.key": " ({key} differs{detail})",
+    "check.close.shape": " (different shape)",
+    "check.close.length": " (length {got} instead of {expected})",
+    "check.close.length_at": " (length {got} instead of {expected} at dimension {dim})",
+    "check.close.element": " (element {at}: {expected} vs {got})",
 }
 
 LANGUAGES = ("en", "zh")
@@ -380,7 +415,7 @@ def template(key: str, count=None) -> str:
     return cat.pgettext(key, source)
 
 
-def text(key: str, **values) -> str:
+def text(key: str, /, **values) -> str:
     """The sentence ``key`` of the current language with ``values`` filled in."""
     source = EN[key]
     count = values.get(source.by) if isinstance(source, Plural) else None
