@@ -335,6 +335,85 @@ EN: dict[str, "str | Plural"] = {
     "check.close.length": " (length {got} instead of {expected})",
     "check.close.length_at": " (length {got} instead of {expected} at dimension {dim})",
     "check.close.element": " (element {at}: {expected} vs {got})",
+
+    # -- autotrace's own errors, as interpreter/validate.py and limits.py word them --------
+    # The run records them in English (JSON, check's goldens); :func:`localize` shows them
+    # in the user's language. A field named like a group of keys ({how}, {detail}, {hint},
+    # {what}) is itself one of that group's messages.
+    "error.class_def": "class definitions are not supported in autotrace scripts (build models with nn.Sequential and functions instead of subclassing nn.Module)",
+    "error.unsupported": "{construct} is not supported in autotrace scripts",
+    "error.unsupported_statement": "{keyword} statements are not supported in autotrace scripts",
+    "error.generators": "generators ({keyword}) are not supported in autotrace scripts",
+    "error.bytes": "bytes literals are not supported in autotrace scripts",
+    "error.decorators": "decorators are not supported in autotrace scripts",
+    "error.async_comprehension": "asynchronous comprehensions are not supported in autotrace scripts",
+    "error.del_attribute": "deleting attributes is not supported in autotrace scripts",
+    "error.relative_import": "relative imports are not supported in autotrace scripts",
+    "error.star_import": "star imports ({code}) are not supported in autotrace scripts",
+    "error.import": "import of {module} is not allowed: scripts may import torch (and its submodules) and math",
+    "error.name": "name {name} is not available in autotrace scripts{hint}",
+    "error.hint.main": " (a script always runs as the main program: drop the 'if __name__ == \"__main__\":' guard)",
+    "error.attribute": "attribute {name} is not available in autotrace scripts",
+    "error.reserved": "the name {name} is not allowed in autotrace scripts ({what} names starting and ending with '__' are reserved)",
+    "error.what.function": "function",
+    "error.what.parameter": "parameter",
+    "error.what.keyword": "keyword argument",
+    "error.what.variable": "variable",
+    "error.what.module": "module",
+    "error.nesting": "expression or statement nested too deeply (more than {count} levels)",
+    "error.limit.time": "time limit of {value} s reached{how}",
+    "error.limit.steps": "step limit of {value} reached{how}",
+    "error.limit.loop": "loop iteration limit of {value} reached{how}",
+    "error.limit.recursion": "recursion limit of {value} nested script function calls reached{how}",
+    "error.limit.output": "output limit of {value} characters reached{how}",
+    "error.limit.size": "size limit of {value} elements reached{detail}{how}",
+    "error.limit.int": "integer size limit of {value} bits reached{detail}{how}",
+    "error.how.raise": " (use {option} to raise it)",
+    "error.detail.size": ": {what} would have {count} elements",
+    "error.detail.int": ": the result of {op} would have about {bits} bits",
+    "error.what.result": "the result",
+    "error.what.fstring": "the f-string",
+
+    # -- usage errors, as the commands word them (shown through localize(..., "usage.")) --
+    "usage.lang": "--lang {value}: autotrace speaks en and zh",
+    "usage.env_lang": "AUTOTRACE_LANG={value}: autotrace speaks en and zh",
+    "usage.script_or_expr": "give either SCRIPT or --expr, not both",
+    "usage.missing_script": "missing SCRIPT (a path, or - for standard input) or --expr CODE",
+    "usage.missing_scripts": "missing SCRIPT (paths, or - for standard input) or --expr CODE",
+    "usage.no_file": "{path}: no such file",
+    "usage.is_dir": "{path}: is a directory",
+    "usage.too_large": "{path}: larger than 64 MiB; scripts are small programs",
+    "usage.timeout": "--timeout must be a positive number of seconds",
+    "usage.max_steps": "--max-steps must be positive",
+    "usage.limit_unknown": "--limit {item}: unknown limit {name}; known: {known}",
+    "usage.limit_not_int": "--limit {item}: {value} is not a whole number",
+    "usage.limit_positive": "--limit {item}: the value must be positive",
+    "usage.width": "--width must be at least {count} columns",
+    "usage.format_md": "--format must be text or md, not {value}",
+    "usage.pass_from_1": "--pass counts from 1",
+    "usage.pass_range": Plural("--pass {number}: the script ran {count} backward pass", "--pass {number}: the script ran {count} backward passes"),
+    "usage.wrt": "--wrt {name}: no leaf tensor of the graph is named {quoted} (leaves: {known})",
+    "usage.rtol": "--rtol and --atol must be non-negative numbers",
+    "usage.expect_one": "--expect names the golden of one script; with several scripts each golden is SCRIPT.expected.json (SCRIPT with .py replaced)",
+    "usage.stdin_once": "- (standard input) can be given once",
+    "usage.stdin_golden": "a script from standard input or --expr has no path to name its golden after; give --expect FILE.json",
+    "usage.expect_path": "--expect needs a file path",
+    "usage.max_nodes": "--max-nodes must be at least 1",
+    "usage.graph_pass": "--pass N counts from 1 (the first backward pass)",
+    "usage.graph_format": "--format {value}: expected one of {known}",
+    "usage.no_directory": "-o {path}: the directory {directory} does not exist; create it first",
+    "usage.not_directory": "-o {path}: the directory {directory} is not a directory; create it first",
+    "usage.output_is_dir": "-o {path}: is a directory; give a file name such as {example}",
+    "usage.output_is_script": "-o {path}: that is the script itself; refusing to overwrite it",
+    "usage.set_form": "--set expects NAME=VALUE, got {value}",
+    "usage.set_name": "--set: {name} is not a valid variable name",
+    "usage.set_number": "--set {name}: {value} is not a number or a list of numbers",
+    "usage.set_twice": "--set {name} is given twice",
+    "usage.set_unused": "--set {name}: the script assigns {name} itself or never uses it; --set only gives values to names the script uses without assigning them",
+    "usage.set_missing_one": "{path}: the script uses {names} but never assigns it; give a value on the command line, e.g. {example}",
+    "usage.set_missing": "{path}: the script uses {names} but never assigns them; give a value on the command line, e.g. {example}",
+    "usage.of": "--of {name}: the script binds no tensor named {quoted}",
+    "note.script_error": "(the message is PyTorch's or Python's own, as they print it; autotrace explain tells why and how to fix it)",
 }
 
 LANGUAGES = ("en", "zh")
@@ -413,6 +492,75 @@ def template(key: str, count=None) -> str:
     if isinstance(source, Plural):
         return cat.npgettext(key, source.one, source.other, count if isinstance(count, int) else 2)
     return cat.pgettext(key, source)
+
+
+_patterns: dict = {}
+
+
+def _forms(group: str):
+    """(key, English template, count) for every template of ``group``, longest first."""
+    out = []
+    for k, v in EN.items():
+        if k.startswith(group):
+            out += [(k, v.one, 1), (k, v.other, 2)] if isinstance(v, Plural) else [(k, v, None)]
+    return sorted(out, key=lambda f: -len(f[1]))
+
+
+def _pattern(source: str):
+    """A regex that matches ``source`` (an English template) with any values: the inverse of text."""
+    import re
+    pat = _patterns.get(source)
+    if pat is None:
+        pat = _patterns[source] = re.compile(_regex(source, True), re.S)
+    return pat
+
+
+def _regex(source: str, named: bool) -> str:
+    import re
+    import string
+    parts, seen = [], set()
+    for literal, name, _spec, _conv in string.Formatter().parse(source):
+        parts.append(re.escape(literal))
+        if name is None:
+            continue
+        members = _forms(f"error.{name}.")
+        body = "(?:" + "|".join(_regex(f[1], False) for f in members) + ")?" if members else ".*?"
+        if named and name.isidentifier() and name not in seen:
+            seen.add(name)
+            parts.append(f"(?P<{name}>{body})")
+        else:
+            parts.append(f"(?:{body})")
+    return "".join(parts)
+
+
+def localize(message: str, group: str = "error.") -> str | None:
+    """``message``, an English sentence of one of the ``group`` keys with its values
+    filled in, in the current language; None when the language is English or no key
+    matches (PyTorch's and Python's own messages, which are never translated).
+    A value whose field names a group of ``error.`` keys ({how}, {detail}, {hint},
+    {what}) is translated as one of them."""
+    if language == "en" or not message:
+        return None
+    import string
+    for key, source, count in _forms(group):
+        m = _pattern(source).fullmatch(message)
+        if m is None:
+            continue
+        values = {}
+        for name, value in m.groupdict().items():
+            if value and _forms(f"error.{name}."):
+                value = localize(value, f"error.{name}.")
+                if value is None:
+                    break
+            values[name] = value or ""
+        else:
+            out = []
+            for literal, name, _spec, _conv in string.Formatter().parse(template(key, count)):
+                out.append(literal)
+                if name is not None:
+                    out.append(values.get(name, ""))
+            return "".join(out)
+    return None
 
 
 def text(key: str, /, **values) -> str:

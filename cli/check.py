@@ -120,6 +120,8 @@ def _check_one(lib, script, expr, golden_path, update, rtol, atol, sets, lim, no
     result = {"script": shown, "golden": golden_path, "status": "error", "differences": [], "error": None}
 
     def usage(reason):
+        from autotrace import messages
+        reason = messages.localize(reason, "usage.") or reason
         result["reason"] = reason
         sys.stderr.write(f"error: {reason}\n")
         return result, common.EXIT_USAGE

@@ -57,6 +57,8 @@ class ScriptSource:
 
 
 def fail_usage(message: str) -> "typer.Exit":
+    from autotrace import messages
+    message = messages.localize(message, "usage.") or message
     err = console(stderr=True)
     if not message.isprintable():
         message = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in message)
@@ -191,9 +193,13 @@ def run_trace(src: ScriptSource, sets: Optional[List[str]], lim, keep_values=Fal
 
 def report_script_error(trace, no_color: bool = False) -> None:
     """``FILE:LINE:COL: error: …`` with the line and a caret, on stderr."""
+    from autotrace import messages
     from autotrace.interpreter import ScriptError, format_error
     e = trace.error
-    err = ScriptError(type=e["type"], message=e["message"], line=e["line"], column=e["column"], phase=e["phase"],
+    own = messages.localize(e["message"])      # autotrace's own words in the user's language
+    err = ScriptError(type=e["type"], message=own or e["message"], line=e["line"], column=e["column"], phase=e["phase"],
                       end_column=e.get("end_column"))
     text = format_error(trace.script, trace.source, err)
+    if own is None and messages.language != "en" and e["phase"] == "run":
+        text = text.rstrip("\n") + "\n" + messages.text("note.script_error")
     sys.stderr.write(text if text.endswith("\n") else text + "\n")

@@ -293,3 +293,98 @@ def test_pytorch_messages_and_printed_output_stay_verbatim(path):
     for p in trace.passes:
         if p.error:
             assert p.error in zh
+
+
+# -- autotrace's own errors and usage errors ---------------------------------------------------
+
+REFUSED = [
+    "import os",
+    "from os import path",
+    "from . import x",
+    "from torch import *",
+    "global g",
+    "def f():\n    yield 1",
+    "async def f():\n    pass",
+    "x = b'1'",
+    "print(__name__)",
+    "x = [1].__class__",
+    "def f(__x__):\n    pass",
+    "def __f__():\n    pass",
+    "f = lambda: 1\nf(__k__=1)",
+    "x = " + "-" * 700 + "1",
+    "while True:\n    pass",
+    "x = [1]\nwhile True:\n    x = x + x",
+    "x = 2 ** 100000",
+    "def f(n):\n    return f(n + 1)\nf(0)",
+    "while True:\n    print('x' * 1000)",
+]
+
+
+@pytest.mark.parametrize("src", REFUSED, ids=lambda s: s.split("\n")[-1][:30])
+def test_autotrace_own_errors_are_recorded_in_english_and_shown_in_chinese(src, zh):
+    from autotrace.interpreter import Limits
+    from autotrace.runner import run
+    trace = run(src + "\n", "t.py", limits=Limits(timeout=5, max_loop_iterations=10_000, max_sequence=10_000,
+                                                   max_recursion=50, max_output=100_000))
+    assert trace.error is not None
+    message = trace.error["message"]
+    assert not re.search(r"[\u4e00-\u9fff]", message)           # the record (JSON, goldens) stays English
+    chinese = messages.localize(message)
+    assert chinese is not None, message
+    assert re.search(r"[\u4e00-\u9fff]", chinese)
+    for quoted in re.findall(r"'[^']*'|--[\w-]+(?:=N)?|\b\d+\b", message):
+        assert quoted in chinese                                   # names, options and numbers kept
+
+
+def test_pytorch_and_python_messages_are_never_localized(zh):
+    for m in ["grad can be implicitly created only for scalar outputs", "name 'x' is not defined",
+              "unsupported operand type(s) for +: 'int' and 'str'"]:
+        assert messages.localize(m) is None
+
+
+@pytest.mark.parametrize("args, want", [
+    (["explain", POWER, "--pass", "3"], "--pass 3：脚本只运行了 1 次反向传播"),
+    (["run", "nope.py"], "nope.py：没有这个文件"),
+    (["run", "-e", "y = x * 2"], "<expr>：脚本用到了 x，但从未给它赋值；请在命令行上给出它的值，例如 --set \"x=[1.0, 2.0]\""),
+    (["run", POWER, "--limit", "foo=1"], "--limit 'foo=1'：没有名为 'foo' 的限制"),
+    (["run", POWER, "--timeout", "0"], "--timeout 必须是正的秒数"),
+    (["run", "-e", "x = 1", "--set", "x=1"], "--set x：脚本自己给 x 赋了值，或者根本没有用到它"),
+    (["explain", POWER, "--format", "html"], "--format 只能是 text 或 md，不能是 'html'"),
+    (["check", POWER, "--expect", "/nonexistent/g.json"], "/nonexistent/g.json：没有这个基准文件（用 --update 生成）"),
+    (["graph", POWER, "-o", "/nonexistent/g.svg"], "-o /nonexistent/g.svg：目录 /nonexistent 不存在；请先创建它"),
+])
+def test_usage_errors_in_chinese(args, want):
+    proc = run_cli(*args, "--lang", "zh")
+    assert proc.returncode == 2, proc.stderr
+    assert want in proc.stderr
+    en = run_cli(*args)
+    assert not re.search(r"[\u4e00-\u9fff]", en.stderr)
+
+
+def test_a_script_error_in_chinese_keeps_the_location_and_pytorch_message():
+    src = "import torch\nx = torch.ones(3, requires_grad=True)\n(x * 2).backward()\n"
+    proc = run_cli("run", "-", "--lang", "zh", input=src)
+    assert proc.returncode == 1
+    lines = proc.stderr.splitlines()
+    assert lines[0] == "<stdin>:3:1: error: RuntimeError: grad can be implicitly created only for scalar outputs"
+    assert lines[-1].startswith("（这是 PyTorch 或 Python 给出的原始报错，保持原文")
+    proc = run_cli("run", "-e", "class A:\n    pass", "--lang", "zh")
+    assert "<expr>:1:1: error: SyntaxError: autotrace 脚本不支持类定义" in proc.stderr or \
+        "error:" not in proc.stderr      # classes may become supported
+
+
+def test_json_keeps_english_keys_and_records(tmp_path):
+    en = run_cli("explain", POWER, "--json")
+    zh = run_cli("explain", POWER, "--json", "--lang", "zh")
+    import json
+    a, b = json.loads(en.stdout), json.loads(zh.stdout)
+
+    def keys(v):
+        if isinstance(v, dict):
+            return {k: keys(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [keys(x) for x in v]
+        return None
+    assert keys(a) == keys(b)
+    run_en, run_zh = run_cli("run", "-e", "import os", "--json"), run_cli("run", "-e", "import os", "--json", "--lang", "zh")
+    assert run_en.stdout == run_zh.stdout          # a run's record has no words of autotrace's language
