@@ -245,6 +245,7 @@ def problems(lang: str, po: str | None = None, mo: str | None = None) -> list[st
 
 POT_HEADER = (
     "Project-Id-Version: autotrace\n"
+    "MIME-Version: 1.0\n"
     "Content-Type: text/plain; charset=UTF-8\n"
     "Content-Transfer-Encoding: 8bit\n"
 )
@@ -295,7 +296,7 @@ def main(argv=None) -> int:
         status = 0
         for lang in TRANSLATIONS:
             todo = update(lang)
-            print(f"{po_path(lang)}: {len(EN) - len(todo)} of {len(EN)} messages translated")
+            print(f"{os.path.relpath(po_path(lang))}: {len(EN) - len(todo)} of {len(EN)} messages translated")
             for e in todo:
                 print(f"  {'fuzzy' if e.fuzzy else 'untranslated'}: {e.key}")
             status |= bool(todo)

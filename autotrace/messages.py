@@ -374,6 +374,11 @@ EN: dict[str, "str | Plural"] = {
     "error.what.result": "the result",
     "error.what.fstring": "the f-string",
 
+    # -- the command line's own last words (cli/main.py) -----------------------------------
+    "main.cannot_write": "autotrace: cannot write the output: {error}",
+    "main.internal": "autotrace: internal error (a bug in autotrace, not in your script). Please report it with the script that triggered it.",
+    "main.interrupted": "interrupted",
+
     # -- usage errors, as the commands word them (shown through localize(..., "usage.")) --
     "usage.lang": "--lang {value}: autotrace speaks en and zh",
     "usage.env_lang": "AUTOTRACE_LANG={value}: autotrace speaks en and zh",

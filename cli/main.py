@@ -84,7 +84,8 @@ def main() -> None:
     except SystemExit:
         raise
     except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
+        from autotrace.messages import text
+        sys.stderr.write(text("main.interrupted") + "\n")
         sys.exit(130)
     except BrokenPipeError:
         _quiet_stdout()
@@ -93,14 +94,14 @@ def main() -> None:
         if not _is_stdout_error(e):
             raise
         _quiet_stdout()
-        sys.stderr.write(f"autotrace: cannot write the output: {e.strerror or e}\n")
+        from autotrace.messages import text
+        sys.stderr.write(text("main.cannot_write", error=e.strerror or e) + "\n")
         sys.exit(common.EXIT_SCRIPT)
     except Exception:
         import traceback
         traceback.print_exc()
-        sys.stderr.write(
-            "autotrace: internal error (a bug in autotrace, not in your script). "
-            "Please report it with the script that triggered it.\n")
+        from autotrace.messages import text
+        sys.stderr.write(text("main.internal") + "\n")
         sys.exit(common.EXIT_INTERNAL)
 
 
