@@ -191,6 +191,11 @@ def placeholders(template: str) -> set[tuple]:
     return out
 
 
+def _field_text(f: tuple) -> str:
+    name, conv, spec = f
+    return "{" + name + (f"!{conv}" if conv else "") + (f":{spec}" if spec else "") + "}"
+
+
 def problems(lang: str, po: str | None = None, mo: str | None = None) -> list[str]:
     """Everything that keeps the ``lang`` catalog (``po``/``mo``, by default the package's)
     from matching :data:`EN`: keys without an entry or translation, entries made for other
@@ -221,11 +226,10 @@ def problems(lang: str, po: str | None = None, mo: str | None = None) -> list[st
             for s in e.msgstr:
                 got = placeholders(s)
                 if got != want:
-                    lost = sorted(n for n, _, _ in want - got)
-                    extra = sorted(n for n, _, _ in got - want)
+                    lost, extra = sorted(map(_field_text, want - got)), sorted(map(_field_text, got - want))
                     out.append(f"{src.key}: placeholders differ from the English"
-                               + (f"; missing {{{'}, {'.join(lost)}}}" if lost else "")
-                               + (f"; unknown {{{'}, {'.join(extra)}}}" if extra else ""))
+                               + (f"; missing {', '.join(lost)}" if lost else "")
+                               + (f"; unknown {', '.join(extra)}" if extra else ""))
         except ValueError as exc:
             out.append(f"{src.key}: the translation is not a valid template ({exc})")
     for key in have:

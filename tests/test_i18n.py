@@ -388,3 +388,50 @@ def test_json_keeps_english_keys_and_records(tmp_path):
     assert keys(a) == keys(b)
     run_en, run_zh = run_cli("run", "-e", "import os", "--json"), run_cli("run", "-e", "import os", "--json", "--lang", "zh")
     assert run_en.stdout == run_zh.stdout          # a run's record has no words of autotrace's language
+
+
+# -- plurals, numbers, wrapping -----------------------------------------------------------------
+
+def test_plurals_and_number_formats_in_both_languages():
+    assert messages.text("usage.pass_range", number=3, count=1) == "--pass 3: the script ran 1 backward pass"
+    assert messages.text("usage.pass_range", number=3, count=2) == "--pass 3: the script ran 2 backward passes"
+    assert messages.text("graph.omitted", count=12345, total=100000, max_nodes=500) == \
+        "12,345 of 100,000 nodes not shown (--max-nodes 500; nearest the outputs kept)"
+    messages.set_language("zh")
+    try:
+        assert messages.text("usage.pass_range", number=3, count=1) == "--pass 3：脚本只运行了 1 次反向传播"
+        assert messages.text("usage.pass_range", number=3, count=2) == "--pass 3：脚本只运行了 2 次反向传播"
+        assert messages.text("graph.omitted", count=12345, total=100000, max_nodes=500) == \
+            "100,000 个节点中有 12,345 个未画出（--max-nodes 500；保留离输出最近的节点）"
+    finally:
+        messages.set_language("en")
+
+
+def test_a_dropped_number_format_is_reported(tmp_path):
+    po, mo = _po_with(tmp_path, "graph.omitted", "{total} 个节点中有 {count} 个未画出（--max-nodes {max_nodes}）")
+    assert catalog.problems("zh", po, mo) == ["graph.omitted: placeholders differ from the English; missing {count:,}, {total:,}; unknown {count}, {total}"]
+
+
+def test_chinese_wraps_between_characters_and_never_before_closing_punctuation():
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    from autotrace.render.explain_console import _wrap_cjk
+    messages.set_language("zh")
+    try:
+        s = messages.text("diag.error.scalar.fix", root="y")
+    finally:
+        messages.set_language("en")
+    for width in range(24, 90, 7):
+        lines = [t.plain for t in _wrap_cjk(Text(s), width)]
+        assert "".join(lines).replace(" ", "") == s.replace(" ", "")
+        for line in lines:
+            assert cell_len(line) <= width or " " not in line and not re.search(r"[\u4e00-\u9fff]", line)
+        for line in lines[1:]:
+            assert line[0] not in "，。：；、）"
+    assert "y.backward(gradient=torch.ones_like(y))" in "".join(lines)
+
+
+def test_help_stays_english():
+    proc = run_cli("explain", "--help", "--lang", "zh")
+    assert proc.returncode == 0 and "Explain the backward pass" in proc.stdout and "--lang" in proc.stdout
