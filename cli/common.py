@@ -191,8 +191,10 @@ def run_trace(src: ScriptSource, sets: Optional[List[str]], lim, keep_values=Fal
         fail_usage(str(e))
 
 
-def report_script_error(trace, no_color: bool = False) -> None:
-    """``FILE:LINE:COL: error: …`` with the line and a caret, on stderr."""
+def report_script_error(trace, no_color: bool = False, explained: bool = False) -> None:
+    """``FILE:LINE:COL: error: …`` with the line and a caret, on stderr; in a language
+    other than English, a note beside PyTorch's verbatim message unless ``explained``
+    (explain has already said why in that language)."""
     from autotrace import messages
     from autotrace.interpreter import ScriptError, format_error
     e = trace.error
@@ -200,6 +202,6 @@ def report_script_error(trace, no_color: bool = False) -> None:
     err = ScriptError(type=e["type"], message=own or e["message"], line=e["line"], column=e["column"], phase=e["phase"],
                       end_column=e.get("end_column"))
     text = format_error(trace.script, trace.source, err)
-    if own is None and messages.language != "en" and e["phase"] == "run":
+    if own is None and messages.language != "en" and e["phase"] == "run" and not explained:
         text = text.rstrip("\n") + "\n" + messages.text("note.script_error")
     sys.stderr.write(text if text.endswith("\n") else text + "\n")
