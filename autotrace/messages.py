@@ -374,6 +374,35 @@ EN: dict[str, "str | Plural"] = {
     "error.what.result": "the result",
     "error.what.fstring": "the f-string",
 
+    # -- words inside the op table's derivative rules (autotrace/ops), shown by explain ----
+    # A rule is a formula; these are its English words, replaced where they occur. A rule
+    # whose words are not here keeps them in English.
+    "words.elsewhere": ", 0 elsewhere",
+    "words.selected_index": "1 at the selected index",
+    "words.returned_index": "1 at the returned index",
+    "words.each_selected_index": "1 at each selected index",
+    "words.each_gathered_index": "1 at each gathered index",
+    "words.each_indexed": "1 at each indexed element (repeats add up)",
+    "words.inside_slice": "1 inside the slice",
+    "words.outside_region": "1 outside the written region, 0 inside",
+    "words.inside_region": "1 inside the written region",
+    "words.view_positions": "1 at the view's positions",
+    "words.outside_view": "1 outside the written view; the op's derivative inside",
+    "words.reshaped": "1 (same numbers, reshaped)",
+    "words.per_copy_add": "1 per copy; copies' gradients add up",
+    "words.per_copy": "1 per copy",
+    "words.later_positions": "1 for every later position along dim",
+    "words.maxima": "1/k at each of the k maxima",
+    "words.minima": "1/k at each of the k minima",
+    "words.others_along_dim": "∏ of the other elements along dim",
+    "words.others": "∏ of the other elements",
+    "words.running_product": "∂(running product)/∂",
+    "words.bounds": "(0 at the bounds)",
+    "words.per_batch": "per batch: ",
+    "words.not_implemented": "not implemented",
+    "words.summed_to": "(summed to {name}'s shape)",
+    "words.zeros_with": "zeros({shape}) with {grad} at {index} along dim {dim}",
+
     # -- the command line's own last words (cli/main.py) -----------------------------------
     "main.cannot_write": "autotrace: cannot write the output: {error}",
     "main.internal": "autotrace: internal error (a bug in autotrace, not in your script). Please report it with the script that triggered it.",
@@ -566,6 +595,27 @@ def localize(message: str, group: str = "error.") -> str | None:
                     out.append(values.get(name, ""))
             return "".join(out)
     return None
+
+
+def rule_words(rule: str) -> str:
+    """``rule`` (a derivative rule from the op table, symbols filled in) with its English
+    words in the current language; symbols, code and numbers stay."""
+    if language == "en" or not rule:
+        return rule
+    import re
+    import string
+    for key, source, _ in _forms("words."):
+        if "{" not in source:
+            rule = rule.replace(source, template(key))
+            continue
+        parts = []
+        for literal, name, _spec, _conv in string.Formatter().parse(source):
+            parts.append(re.escape(literal))
+            if name is not None:     # a symbol: no spaces; the last one of the phrase as long as it goes
+                parts.append(f"(?P<{name}>\\S+)" if source.endswith("{" + name + "}") else f"(?P<{name}>\\S+?)")
+        chinese = template(key)
+        rule = re.sub("".join(parts), lambda m: chinese.format(**m.groupdict()), rule)
+    return rule
 
 
 def text(key: str, /, **values) -> str:

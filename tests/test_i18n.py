@@ -435,3 +435,23 @@ def test_chinese_wraps_between_characters_and_never_before_closing_punctuation()
 def test_help_stays_english():
     proc = run_cli("explain", "--help", "--lang", "zh")
     assert proc.returncode == 0 and "Explain the backward pass" in proc.stdout and "--lang" in proc.stdout
+
+
+def test_rule_words_come_from_the_op_table_and_keep_the_symbols():
+    from autotrace import ops
+    ops.load()
+    texts = [v for op in ops.OPS.values() for d in (op.local or {}, op.vjp or {}) for v in d.values() if v]
+    for key, source in messages.EN.items():
+        if key.startswith("words.") and "{" not in source:
+            assert any(source in t for t in texts), key
+    messages.set_language("zh")
+    try:
+        for t in texts:
+            zh = messages.rule_words(t)
+            assert Counter(NUMBER.findall(zh)) == Counter(NUMBER.findall(t)), (t, zh)
+        assert messages.rule_words("∂loss/∂p = zeros(p.sizes()) with ∂loss/∂(p[0]) at [0] along dim 0   "
+                                   "(1 at the selected index, 0 elsewhere)") == \
+            "∂loss/∂p = zeros(p.sizes())，在 dim 0 的 [0] 处放入 ∂loss/∂(p[0])   (选中的索引处为 1，其余位置为 0)"
+    finally:
+        messages.set_language("en")
+    assert messages.rule_words("1 at the selected index, 0 elsewhere") == "1 at the selected index, 0 elsewhere"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from ..explain import Explanation, Run, collapse, fmt
-from ..messages import text
+from ..messages import rule_words, text
 
 INDENT = "  "
 
@@ -86,7 +86,7 @@ def lines(ex: Explanation, all_steps: bool = False):
                     add(2, e.target, e.note or "", "dim")
                     continue
                 if e.rule:
-                    add(2, text("label.rule"), e.rule)
+                    add(2, text("label.rule"), rule_words(e.rule))
                 if e.numbers:
                     add(2, text("label.numbers"), e.numbers)
                 add(2, text("label.to", target=e.target), e.formula or fmt(e.grad), "green")
