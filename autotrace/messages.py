@@ -403,6 +403,15 @@ EN: dict[str, "str | Plural"] = {
     "words.summed_to": "(summed to {name}'s shape)",
     "words.zeros_with": "zeros({shape}) with {grad} at {index} along dim {dim}",
 
+    # -- autotrace ops (cli/ops.py) --------------------------------------------------------
+    "ops.title": "autotrace op table",
+    "ops.col.op": "op",
+    "ops.col.node": "node",
+    "ops.col.input": "input",
+    "ops.col.vjp": "gradient (vjp)",
+    "ops.col.local": "local derivative",
+    "ops.unknown": "no op named {name}",
+
     # -- the command line's own last words (cli/main.py) -----------------------------------
     "main.cannot_write": "autotrace: cannot write the output: {error}",
     "main.internal": "autotrace: internal error (a bug in autotrace, not in your script). Please report it with the script that triggered it.",
