@@ -110,7 +110,7 @@ def write_po(path: str, header: str, entries: list[Entry], comment: list[str]) -
 
 def read_po(path: str) -> tuple[str, dict[str, Entry], list[str]]:
     """(header, entries by key, the file's leading comment lines)."""
-    header, entries, lead = "", {}, []
+    header, entries, preamble = "", {}, []
     with open(path, encoding="utf-8") as f:
         blocks = f.read().split("\n\n")
     for n, block in enumerate(blocks):
@@ -136,7 +136,7 @@ def read_po(path: str) -> tuple[str, dict[str, Entry], list[str]]:
         if "msgid" not in fields:
             continue
         if "msgctxt" not in fields and fields["msgid"] == "":
-            header, lead = fields.get("msgstr", ""), comments
+            header, preamble = fields.get("msgstr", ""), comments
             continue
         e.key, e.msgid = fields.get("msgctxt", ""), fields["msgid"]
         e.comments = comments
@@ -147,7 +147,7 @@ def read_po(path: str) -> tuple[str, dict[str, Entry], list[str]]:
         else:
             e.msgstr = [fields.get("msgstr", "")]
         entries[e.key] = e
-    return header, entries, lead
+    return header, entries, preamble
 
 
 # -- .mo -----------------------------------------------------------------------------------
@@ -263,9 +263,9 @@ def update(lang: str) -> list[Entry]:
     """Merge :data:`EN` into the ``lang`` catalog and compile it; the entries still untranslated or fuzzy."""
     src = source_entries()
     try:
-        _, have, lead = read_po(po_path(lang))
+        _, have, preamble = read_po(po_path(lang))
     except FileNotFoundError:
-        have, lead = {}, []
+        have, preamble = {}, []
     merged = []
     for s in src:
         old = have.get(s.key)
@@ -280,7 +280,7 @@ def update(lang: str) -> list[Entry]:
                 e.fuzzy, e.previous = old.fuzzy, old.previous
         merged.append(e)
     header = _header(lang)
-    write_po(po_path(lang), header, merged, lead or [f"{LANGUAGE_NAMES.get(lang, lang)} messages of autotrace."])
+    write_po(po_path(lang), header, merged, preamble or [f"{LANGUAGE_NAMES.get(lang, lang)} messages of autotrace."])
     with open(mo_path(lang), "wb") as f:
         f.write(mo_bytes(header, merged))
     return [e for e in merged if e.fuzzy or not e.translated]

@@ -70,10 +70,10 @@ def test_every_key_has_a_chinese_sentence_different_from_the_english_where_words
 
 
 def _po_with(tmp_path, key, msgstr):
-    header, entries, lead = catalog.read_po(catalog.po_path("zh"))
+    header, entries, preamble = catalog.read_po(catalog.po_path("zh"))
     entries[key].msgstr = [msgstr]
     po = tmp_path / "autotrace.po"
-    catalog.write_po(str(po), header, list(entries.values()), lead)
+    catalog.write_po(str(po), header, list(entries.values()), preamble)
     mo = tmp_path / "autotrace.mo"
     mo.write_bytes(catalog.mo_bytes(header, list(entries.values())))
     return str(po), str(mo)
@@ -111,8 +111,8 @@ def test_update_adds_new_keys_marks_changed_english_fuzzy_and_compiles(tmp_path,
     assert entries["zz.new"].msgid_plural == "{count} new leaves"
     entries["zz.new"].msgstr = ["{count} 个新叶子节点"]
     entries["label.why"].fuzzy = False
-    header, _, lead = catalog.read_po(catalog.po_path("zh"))
-    catalog.write_po(catalog.po_path("zh"), header, list(entries.values()), lead)
+    header, _, preamble = catalog.read_po(catalog.po_path("zh"))
+    catalog.write_po(catalog.po_path("zh"), header, list(entries.values()), preamble)
     assert catalog.update("zh") == []
     assert catalog.problems("zh") == []
     monkeypatch.setattr(messages, "_catalogs", {})
