@@ -33,6 +33,8 @@ import os
 import re
 from dataclasses import dataclass
 
+from . import messages
+
 RTOL = 1e-4
 ATOL = 1e-5
 
@@ -105,20 +107,20 @@ def load_golden(path: str) -> dict:
         with open(path, "rb") as f:
             raw = f.read()
     except FileNotFoundError:
-        raise GoldenError(f"{path}: no such golden file (write it with --update)") from None
+        raise GoldenError(messages.text("check.golden.missing", path=path)) from None
     except IsADirectoryError:
-        raise GoldenError(f"{path}: is a directory, not a golden file") from None
+        raise GoldenError(messages.text("check.golden.directory", path=path)) from None
     except OSError as e:
         raise GoldenError(f"{path}: {e.strerror}") from None
     try:
         doc = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
-        raise GoldenError(f"{path}: not a JSON document ({e})") from None
+        raise GoldenError(messages.text("check.golden.not_json", path=path, error=e)) from None
     if not isinstance(doc, dict):
-        raise GoldenError(f"{path}: not a JSON object")
+        raise GoldenError(messages.text("check.golden.not_object", path=path))
     version = doc.get("schema_version")
     if version != 1:
-        raise GoldenError(f"{path}: schema_version {version!r}; this autotrace reads schema_version 1")
+        raise GoldenError(messages.text("check.golden.version", path=path, version=repr(version)))
     return doc
 
 
@@ -127,7 +129,7 @@ def write_golden(path: str, golden: dict, *, script: str | None = None) -> None:
     directory, then rename). Refuses to replace the script itself."""
     if script is not None and os.path.exists(path) and os.path.exists(script):
         if os.path.samefile(path, script):
-            raise GoldenError(f"{path}: is the script itself; give the golden another name")
+            raise GoldenError(messages.text("check.golden.is_script", path=path))
     text = dumps_golden(golden)
     from .files import write_atomic
 
@@ -167,10 +169,10 @@ def _compare_stdout(expected, got, diffs):
     lines = list(difflib.unified_diff(e.splitlines(), g.splitlines(), "expected", "got", lineterm="", n=1))
     body = lines[2:] if len(lines) > 2 else lines
     if len(body) > 20:
-        body = body[:20] + [f"… ({len(lines) - 22} more diff lines)"]
+        body = body[:20] + [messages.text("check.stdout.more", count=len(lines) - 22)]
     if not body:   # differ only in a trailing newline
-        body = [f"expected {e[-20:]!r} at the end, got {g[-20:]!r}"]
-    diffs.append(Difference("stdout", expected, got, "stdout differs:\n  " + "\n  ".join(body)))
+        body = [messages.text("check.stdout.end", expected=repr(e[-20:]), got=repr(g[-20:]))]
+    diffs.append(Difference("stdout", expected, got, messages.text("check.stdout") + "\n  " + "\n  ".join(body)))
 
 
 def _compare_error(expected, got, diffs):
@@ -178,18 +180,17 @@ def _compare_error(expected, got, diffs):
         return
     if expected is None:
         diffs.append(Difference("error", None, got,
-                                f"error: expected none, got {got.get('type')}: {got.get('message')}"
-                                + (f" (line {got['line']})" if got.get("line") else "")))
+                                messages.text("check.error.unexpected", type=got.get("type"), message=got.get("message"))
+                                + (messages.text("check.at_line", line=got["line"]) if got.get("line") else "")))
         return
     if got is None:
         diffs.append(Difference("error", expected, None,
-                                f"error: expected {expected.get('type')}: {expected.get('message')}, got none "
-                                "(the script now runs to the end)"))
+                                messages.text("check.error.missing", type=expected.get("type"), message=expected.get("message"))))
         return
     for key in ("type", "message"):
         if key in expected and mask_addresses(str(expected[key])) != mask_addresses(str(got.get(key))):
             diffs.append(Difference(f"error.{key}", expected[key], got.get(key),
-                                    f"error.{key}: expected {expected[key]!r}, got {got.get(key)!r}"))
+                                    messages.text("check.error.field", key=key, expected=repr(expected[key]), got=repr(got.get(key)))))
 
 
 def _compare_warnings(expected, got, diffs):
@@ -201,12 +202,12 @@ def _compare_warnings(expected, got, diffs):
         if e is not None and g is not None and key(e) == key(g):
             continue
         if e is None:
-            msg = f"warnings[{i}]: unexpected {g.get('category')}: {_clip(g.get('message'))}"
+            msg = messages.text("check.warning.unexpected", index=i, category=g.get("category"), message=_clip(g.get("message")))
         elif g is None:
-            msg = f"warnings[{i}]: expected {e.get('category')}: {_clip(e.get('message'))}, got no warning"
+            msg = messages.text("check.warning.missing", index=i, category=e.get("category"), message=_clip(e.get("message")))
         else:
-            msg = (f"warnings[{i}]: expected {e.get('category')}: {_clip(e.get('message'))}, "
-                   f"got {g.get('category')}: {_clip(g.get('message'))}")
+            msg = messages.text("check.warning.differs", index=i, category=e.get("category"), message=_clip(e.get("message")),
+                       got_category=g.get("category"), got_message=_clip(g.get("message")))
         strip = (lambda w: None if w is None else {"category": w.get("category"), "message": w.get("message")})
         diffs.append(Difference(f"warnings[{i}]", strip(e), strip(g), msg))
 
@@ -221,7 +222,7 @@ def _compare_variables(expected, got, rtol, atol, diffs):
         path = f"variables.{name}"
         if name not in got:
             diffs.append(Difference(path, expected[name], None,
-                                    f"{name}: expected {_describe(expected[name])}, but the script no longer binds it"))
+                                    messages.text("check.variable.gone", name=name, expected=_describe(expected[name]))))
             continue
         if name not in expected:
             continue
@@ -230,7 +231,7 @@ def _compare_variables(expected, got, rtol, atol, diffs):
             continue
         if "kind" in e and e.get("kind") != g.get("kind"):
             diffs.append(Difference(f"{path}.kind", e.get("kind"), g.get("kind"),
-                                    f"{name}: expected a {e.get('kind')}, got a {g.get('kind')}"))
+                                    messages.text("check.variable.kind", name=name, expected=e.get("kind"), got=g.get("kind"))))
             continue
         # the fields that say what the tensor is come first: a shape change explains a value change
         order = ["kind", "shape", "dtype", "requires_grad", "is_leaf", "grad_fn", "retains_grad", "value", "grad", "summary"]
@@ -244,15 +245,15 @@ def _compare_variables(expected, got, rtol, atol, diffs):
             fpath = f"{path}.{field}"
             label = f"{name}.{field}"
             if gv is _ABSENT:
-                diffs.append(Difference(fpath, ev, None, f"{label}: expected {_short(ev)}, the run has no such field"))
+                diffs.append(Difference(fpath, ev, None, messages.text("check.field.missing", label=label, expected=_short(ev))))
                 continue
             if field in TOLERANT_FIELDS:
                 problem = _close(ev, gv, rtol, atol)
                 if problem is not None:
                     diffs.append(Difference(fpath, ev, gv,
-                                            f"{label}: expected {_short(ev)}, got {_short(gv)}{problem}"))
+                                            messages.text("check.field.differs", label=label, expected=_short(ev), got=_short(gv)) + problem))
             elif ev != gv or type(ev) is not type(gv) and not _same_number(ev, gv):
-                diffs.append(Difference(fpath, ev, gv, f"{label}: expected {_short(ev)}, got {_short(gv)}"))
+                diffs.append(Difference(fpath, ev, gv, messages.text("check.field.differs", label=label, expected=_short(ev), got=_short(gv))))
 
 
 _ABSENT = object()
@@ -268,7 +269,7 @@ def _describe(v) -> str:
         return _short(v)
     if v.get("kind") == "tensor":
         fn = f", grad_fn={v['grad_fn']}" if v.get("grad_fn") else ""
-        return f"a {v.get('dtype')} tensor of shape {v.get('shape')}{fn}"
+        return messages.text("check.describe.tensor", dtype=v.get("dtype"), shape=v.get("shape"), grad_fn=fn)
     return f"{v.get('kind')} {_short(v.get('value'))}"
 
 
@@ -295,17 +296,17 @@ def _close_at(e, g, rtol, atol, where) -> str | None:
             return ""
         for k in sorted(e):
             if k not in g:
-                return f" (no {k})"
+                return messages.text("check.close.no_key", key=k)
             r = _close_at(e[k], g[k], rtol, atol, [])
             if r is not None:
-                return f" ({k} differs{': ' + r.strip(' ()') if r.strip() else ''})"
+                return messages.text("check.close.key", key=k, detail=": " + r.strip(" ()（）") if r.strip() else "")
         return None
     if isinstance(e, list) or isinstance(g, list):
         if not (isinstance(e, list) and isinstance(g, list)):
-            return " (different shape)"
+            return messages.text("check.close.shape")
         if len(e) != len(g):
-            return f" (length {len(g)} instead of {len(e)} at dimension {len(where)})" if where else \
-                f" (length {len(g)} instead of {len(e)})"
+            return messages.text("check.close.length_at", got=len(g), expected=len(e), dim=len(where)) if where else \
+                messages.text("check.close.length", got=len(g), expected=len(e))
         for i, (a, b) in enumerate(zip(e, g)):
             r = _close_at(a, b, rtol, atol, where + [i])
             if r is not None:
@@ -314,7 +315,7 @@ def _close_at(e, g, rtol, atol, where) -> str | None:
     if e is None or g is None:
         return None if e is None and g is None else ""
     if isinstance(e, bool) or isinstance(g, bool):
-        return None if e is g else (f" (element {at}: {e} vs {g})" if at else "")
+        return None if e is g else (messages.text("check.close.element", at=at, expected=e, got=g) if at else "")
     a, b = _as_float(e), _as_float(g)
     if a is None or b is None:
         return None if e == g else ""
@@ -328,4 +329,4 @@ def _close_at(e, g, rtol, atol, where) -> str | None:
         return None
     if not at:
         return ""
-    return f" (element {at}: {_short(e)} vs {_short(g)})"
+    return messages.text("check.close.element", at=at, expected=_short(e), got=_short(g))

@@ -213,7 +213,7 @@ def collapse(steps, *, min_steps=RUN_MIN_STEPS, keep=RUN_KEEP, max_period=4) -> 
         where = None
         if len(lines) == 1:
             line, stmt = next(iter(lines))
-            where = f"line {line}: {stmt}" if line else stmt
+            where = text("label.at_line", line=line, statement=stmt) if line else stmt
         out.append(Run(first=hidden[0].number, last=hidden[-1].number, pattern=[s.node_name for s in hidden[:p]],
                        where=where, repeats=len(hidden) // p, upstream_first=hidden[0].upstream,
                        upstream_last=hidden[-1].upstream))
@@ -1035,7 +1035,7 @@ class _Explainer:
         sym = f"∂{g.label(a)}/∂{g.label(tid) if tid != leaf else leaf_label}"
         if sum(1 for t, _ in na.inputs if t == tid) > 1:
             names = list(getattr(na.op, "inputs", ()) or ())
-            sym += " " + text("label.via", input=names[i] if i < len(names) else f"input {i}")
+            sym += " " + text("label.via", input=names[i] if i < len(names) else text("label.input_n", index=i))
         return sym
 
     def _paths(self, root, leaf, steps):
@@ -1235,7 +1235,7 @@ def _explain_error(typ, msg, line, p, rec, trace, g, caught):
         "diag.error.title_noline", type=typ, message=msg)
     values = {}
     if kind == "scalar":
-        root = p.root if p is not None else "the output"
+        root = p.root if p is not None else text("label.the_output")
         values = {"root": root, "shape": list(p.root_shape) if p is not None else "?"}
         if p is not None and rec is not None and rec.roots:
             n = g.node(rec.roots[0])
@@ -1514,7 +1514,7 @@ def _reach(g, roots) -> set:
 def _and_list(items) -> str:
     if len(items) <= 1:
         return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    return text("list.and", items=text("list.sep").join(items[:-1]), last=items[-1])
 
 
 def _unused_reason(tree, name):

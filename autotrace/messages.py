@@ -1,15 +1,32 @@
-"""Every sentence autotrace's explanations and diagnostics print, as keyed templates.
+"""Every sentence autotrace writes, as keyed templates, in English and (through a gettext
+catalog) in Chinese.
 
-Code never builds an English sentence itself: it calls :func:`text` with a key and the
-values to fill in (``text("seed.scalar", root="x")``). A translation is another table
-with the same keys (``EDITIONS["zh"]``, planned); :func:`text` falls back to English for
-a key a translation lacks. Formulas (``∂x/∂A = 3·A²``) are not sentences and are built by
-:mod:`autotrace.explain`.
+Code never builds a sentence itself: it calls :func:`text` with a key and the values to fill
+in (``text("seed.scalar", root="x")``). :data:`EN` is the source of the message catalog: each
+key is a gettext ``msgctxt``, its English template the ``msgid``; the Chinese edition lives in
+``autotrace/locale/zh/LC_MESSAGES/autotrace.po`` (compiled to ``.mo``), kept in step with
+this table by ``python -m autotrace.catalog update``. A key the catalog does not translate
+(or whose English changed since it was translated) prints in English.
+
+A template whose words depend on a number is a :class:`Plural`: the value named ``by``
+chooses the form (English: one/other; Chinese has one form). Numbers, node names, code and
+formulas (``∂x/∂A = 3·A²``) are placeholders, so every language prints them alike.
 """
 
 from __future__ import annotations
 
-EN: dict[str, str] = {
+import os
+from typing import NamedTuple
+
+
+class Plural(NamedTuple):
+    """An English template with a singular and a plural form, chosen by ``values[by]``."""
+    one: str
+    other: str
+    by: str = "count"
+
+
+EN: dict[str, "str | Plural"] = {
     # -- headings and labels -------------------------------------------------------------
     "title": "Explanation of {script}",
     "heading.pass": "Backward pass {number} of {total}: line {line}: {statement}",
@@ -231,15 +248,387 @@ EN: dict[str, str] = {
     "pass_error": "This pass stopped with an error; see Diagnostics.",
     "selection.no_pass": "--pass {number}: the script ran {total} backward pass(es).",
     "selection.no_leaf": "--wrt {name}: no leaf named {name} was reached by a backward pass.",
+
+    # -- words the explanation's code joins (lists, locations) ----------------------------
+    "label.at_line": "line {line}: {statement}",
+    "label.input_n": "input {index}",
+    "label.the_output": "the output",
+    "list.sep": ", ",
+    "list.and": "{items} and {last}",
+    "label.colon": ": ",
+
+    # -- run: the tensor table and the grad_fn chains (render/console.py) -----------------
+    "run.tensors": "tensors",
+    "run.chains": "grad_fn chains",
+    "run.col.name": "name",
+    "run.col.value": "value",
+    "run.col.shape": "shape",
+    "run.col.dtype": "dtype",
+    "run.col.requires_grad": "requires_grad",
+    "run.col.is_leaf": "is_leaf",
+    "run.col.grad_fn": "grad_fn",
+    "run.col.grad": "grad",
+    "run.list.head": "shape {shape} {dtype}  requires_grad={requires_grad}  is_leaf={is_leaf}  grad_fn={grad_fn}",
+    "run.list.value": "value {value}",
+    "run.stats": "min {min} max {max} norm {norm}",
+    "run.summary": "shape {shape}: {stats}",
+    "run.warning": "[warning] {where}{category}: {message}",
+    "run.warning_line": "line {line}: ",
+    "run.tree.leaf": "(leaf)",
+    "run.tree.where": "({expr}, line {line})",
+    "run.tree.none": "None (input needs no gradient)",
+    "run.tree.more": "… (more nodes; see autotrace graph)",
+    "run.tree.seen": "{node} (shown above)",
+
+    # -- graph: labels, title and legend (render/dot.py) -----------------------------------
+    "graph.value": "value {value}",
+    "graph.last_value": "last value {value}",
+    "graph.unnamed_leaf": "(unnamed leaf)",
+    "graph.title_of": " \u2014 graph of {of}",
+    "graph.stopped_at": "the script stopped at line {line}: {type}: {message}",
+    "graph.stopped": "the script stopped: {type}: {message}",
+    "graph.omitted": "{count:,} of {total:,} nodes not shown (--max-nodes {max_nodes}; nearest the outputs kept)",
+    "graph.empty": "no autograd graph: no tensor that requires grad was used in an operation",
+    "graph.no_pass": Plural("--pass {number}: it ran {count} backward pass", "--pass {number}: it ran {count} backward passes"),
+    "graph.no_pass_at_all": "--pass {number}: it ran no backward pass",
+    "graph.legend": "legend",
+    "graph.legend.leaf": "leaf tensor (requires_grad)",
+    "graph.legend.node": "backward node (grad_fn)",
+    "graph.legend.output": "output tensor",
+    "graph.legend.saved": "tensor saved for backward",
+    "graph.legend.collapsed": "dashed double box: a repeated chain, collapsed",
+    "graph.legend.none": "None: input that needs no gradient",
+    "graph.legend.pass": "red outline: run by backward pass {number}",
+    "graph.legend.edge": "edge label: gradient sent back along the edge (pass {number})",
+
+    # -- check: golden files and differences (check.py, cli/check.py) ----------------------
+    "check.golden.missing": "{path}: no such golden file (write it with --update)",
+    "check.golden.directory": "{path}: is a directory, not a golden file",
+    "check.golden.not_json": "{path}: not a JSON document ({error})",
+    "check.golden.not_object": "{path}: not a JSON object",
+    "check.golden.version": "{path}: schema_version {version}; this autotrace reads schema_version 1",
+    "check.golden.is_script": "{path}: is the script itself; give the golden another name",
+    "check.golden.cannot_write": "{path}: cannot write ({error})",
+    "check.reason.limit": "the script hit a limit; a golden file must not pin a limit",
+    "check.reason.failed": "the script failed; its golden records no error",
+    "check.summary": "{passed} passed, {failed} failed",
+    "check.summary.updated": "{updated} updated",
+    "check.summary.also_failed": ", {failed} failed",
+    "check.stdout": "stdout differs:",
+    "check.stdout.more": Plural("… ({count} more diff line)", "… ({count} more diff lines)"),
+    "check.stdout.end": "expected {expected} at the end, got {got}",
+    "check.error.unexpected": "error: expected none, got {type}: {message}",
+    "check.error.missing": "error: expected {type}: {message}, got none (the script now runs to the end)",
+    "check.error.field": "error.{key}: expected {expected}, got {got}",
+    "check.at_line": " (line {line})",
+    "check.warning.unexpected": "warnings[{index}]: unexpected {category}: {message}",
+    "check.warning.missing": "warnings[{index}]: expected {category}: {message}, got no warning",
+    "check.warning.differs": "warnings[{index}]: expected {category}: {message}, got {got_category}: {got_message}",
+    "check.variable.gone": "{name}: expected {expected}, but the script no longer binds it",
+    "check.variable.kind": "{name}: expected a {expected}, got a {got}",
+    "check.field.missing": "{label}: expected {expected}, the run has no such field",
+    "check.field.differs": "{label}: expected {expected}, got {got}",
+    "check.describe.tensor": "a {dtype} tensor of shape {shape}{grad_fn}",
+    "check.close.no_key": " (no {key})",
+    "check.close.key": " ({key} differs{detail})",
+    "check.close.shape": " (different shape)",
+    "check.close.length": " (length {got} instead of {expected})",
+    "check.close.length_at": " (length {got} instead of {expected} at dimension {dim})",
+    "check.close.element": " (element {at}: {expected} vs {got})",
+
+    # -- autotrace's own errors, as interpreter/validate.py and limits.py word them --------
+    # The run records them in English (JSON, check's goldens); :func:`localize` shows them
+    # in the user's language. A field named like a group of keys ({how}, {detail}, {hint},
+    # {what}) is itself one of that group's messages.
+    "error.class_def": "class definitions are not supported in autotrace scripts (build models with nn.Sequential and functions instead of subclassing nn.Module)",
+    "error.unsupported": "{construct} is not supported in autotrace scripts",
+    "error.unsupported_statement": "{keyword} statements are not supported in autotrace scripts",
+    "error.generators": "generators ({keyword}) are not supported in autotrace scripts",
+    "error.bytes": "bytes literals are not supported in autotrace scripts",
+    "error.decorators": "decorators are not supported in autotrace scripts",
+    "error.async_comprehension": "asynchronous comprehensions are not supported in autotrace scripts",
+    "error.del_attribute": "deleting attributes is not supported in autotrace scripts",
+    "error.relative_import": "relative imports are not supported in autotrace scripts",
+    "error.star_import": "star imports ({code}) are not supported in autotrace scripts",
+    "error.import": "import of {module} is not allowed: scripts may import torch (and its submodules) and math",
+    "error.name": "name {name} is not available in autotrace scripts{hint}",
+    "error.hint.main": " (a script always runs as the main program: drop the 'if __name__ == \"__main__\":' guard)",
+    "error.attribute": "attribute {name} is not available in autotrace scripts",
+    "error.reserved": "the name {name} is not allowed in autotrace scripts ({what} names starting and ending with '__' are reserved)",
+    "error.what.function": "function",
+    "error.what.parameter": "parameter",
+    "error.what.keyword": "keyword argument",
+    "error.what.variable": "variable",
+    "error.what.module": "module",
+    "error.nesting": "expression or statement nested too deeply (more than {count} levels)",
+    "error.limit.time": "time limit of {value} s reached{how}",
+    "error.limit.steps": "step limit of {value} reached{how}",
+    "error.limit.loop": "loop iteration limit of {value} reached{how}",
+    "error.limit.recursion": "recursion limit of {value} nested script function calls reached{how}",
+    "error.limit.output": "output limit of {value} characters reached{how}",
+    "error.limit.size": "size limit of {value} elements reached{detail}{how}",
+    "error.limit.int": "integer size limit of {value} bits reached{detail}{how}",
+    "error.how.raise": " (use {option} to raise it)",
+    "error.detail.size": ": {what} would have {count} elements",
+    "error.detail.int": ": the result of {op} would have about {bits} bits",
+    "error.what.result": "the result",
+    "error.what.fstring": "the f-string",
+
+    # -- words inside the op table's derivative rules (autotrace/ops), shown by explain ----
+    # A rule is a formula; these are its English words, replaced where they occur. A rule
+    # whose words are not here keeps them in English.
+    "words.elsewhere": ", 0 elsewhere",
+    "words.selected_index": "1 at the selected index",
+    "words.returned_index": "1 at the returned index",
+    "words.each_selected_index": "1 at each selected index",
+    "words.each_gathered_index": "1 at each gathered index",
+    "words.each_indexed": "1 at each indexed element (repeats add up)",
+    "words.inside_slice": "1 inside the slice",
+    "words.outside_region": "1 outside the written region, 0 inside",
+    "words.inside_region": "1 inside the written region",
+    "words.view_positions": "1 at the view's positions",
+    "words.outside_view": "1 outside the written view; the op's derivative inside",
+    "words.reshaped": "1 (same numbers, reshaped)",
+    "words.per_copy_add": "1 per copy; copies' gradients add up",
+    "words.per_copy": "1 per copy",
+    "words.later_positions": "1 for every later position along dim",
+    "words.maxima": "1/k at each of the k maxima",
+    "words.minima": "1/k at each of the k minima",
+    "words.others_along_dim": "∏ of the other elements along dim",
+    "words.others": "∏ of the other elements",
+    "words.running_product": "∂(running product)/∂",
+    "words.bounds": "(0 at the bounds)",
+    "words.per_batch": "per batch: ",
+    "words.not_implemented": "not implemented",
+    "words.summed_to": "(summed to {name}'s shape)",
+    "words.zeros_with": "zeros({shape}) with {grad} at {index} along dim {dim}",
+
+    # -- autotrace ops (cli/ops.py) --------------------------------------------------------
+    "ops.title": "autotrace op table",
+    "ops.col.op": "op",
+    "ops.col.node": "node",
+    "ops.col.input": "input",
+    "ops.col.vjp": "gradient (vjp)",
+    "ops.col.local": "local derivative",
+    "ops.unknown": "no op named {name}",
+
+    # -- the command line's own last words (cli/main.py) -----------------------------------
+    "main.cannot_write": "autotrace: cannot write the output: {error}",
+    "main.internal": "autotrace: internal error (a bug in autotrace, not in your script). Please report it with the script that triggered it.",
+    "main.interrupted": "interrupted",
+
+    # -- usage errors, as the commands word them (shown through localize(..., "usage.")) --
+    "usage.lang": "--lang {value}: autotrace speaks en and zh",
+    "usage.env_lang": "AUTOTRACE_LANG={value}: autotrace speaks en and zh",
+    "usage.script_or_expr": "give either SCRIPT or --expr, not both",
+    "usage.missing_script": "missing SCRIPT (a path, or - for standard input) or --expr CODE",
+    "usage.missing_scripts": "missing SCRIPT (paths, or - for standard input) or --expr CODE",
+    "usage.no_file": "{path}: no such file",
+    "usage.is_dir": "{path}: is a directory",
+    "usage.too_large": "{path}: larger than 64 MiB; scripts are small programs",
+    "usage.timeout": "--timeout must be a positive number of seconds",
+    "usage.max_steps": "--max-steps must be positive",
+    "usage.limit_unknown": "--limit {item}: unknown limit {name}; known: {known}",
+    "usage.limit_not_int": "--limit {item}: {value} is not a whole number",
+    "usage.limit_positive": "--limit {item}: the value must be positive",
+    "usage.width": "--width must be at least {count} columns",
+    "usage.format_md": "--format must be text or md, not {value}",
+    "usage.pass_from_1": "--pass counts from 1",
+    "usage.pass_range": Plural("--pass {number}: the script ran {count} backward pass", "--pass {number}: the script ran {count} backward passes"),
+    "usage.wrt": "--wrt {name}: no leaf tensor of the graph is named {quoted} (leaves: {known})",
+    "usage.rtol": "--rtol and --atol must be non-negative numbers",
+    "usage.expect_one": "--expect names the golden of one script; with several scripts each golden is SCRIPT.expected.json (SCRIPT with .py replaced)",
+    "usage.stdin_once": "- (standard input) can be given once",
+    "usage.stdin_golden": "a script from standard input or --expr has no path to name its golden after; give --expect FILE.json",
+    "usage.expect_path": "--expect needs a file path",
+    "usage.max_nodes": "--max-nodes must be at least 1",
+    "usage.graph_pass": "--pass N counts from 1 (the first backward pass)",
+    "usage.graph_format": "--format {value}: expected one of {known}",
+    "usage.no_directory": "-o {path}: the directory {directory} does not exist; create it first",
+    "usage.not_directory": "-o {path}: the directory {directory} is not a directory; create it first",
+    "usage.output_is_dir": "-o {path}: is a directory; give a file name such as {example}",
+    "usage.output_is_script": "-o {path}: that is the script itself; refusing to overwrite it",
+    "usage.set_form": "--set expects NAME=VALUE, got {value}",
+    "usage.set_name": "--set: {name} is not a valid variable name",
+    "usage.set_number": "--set {name}: {value} is not a number or a list of numbers",
+    "usage.set_twice": "--set {name} is given twice",
+    "usage.set_unused": "--set {name}: the script assigns {name} itself or never uses it; --set only gives values to names the script uses without assigning them",
+    "usage.set_missing_one": "{path}: the script uses {names} but never assigns it; give a value on the command line, e.g. {example}",
+    "usage.set_missing": "{path}: the script uses {names} but never assigns them; give a value on the command line, e.g. {example}",
+    "usage.of": "--of {name}: the script binds no tensor named {quoted}",
+    "note.script_error": "(the message is PyTorch's or Python's own, as they print it; autotrace explain tells why and how to fix it)",
 }
 
-EDITIONS: dict[str, dict[str, str]] = {"en": EN}
+LANGUAGES = ("en", "zh")
+DOMAIN = "autotrace"
+ENV_VAR = "AUTOTRACE_LANG"
 
 language = "en"
+_catalogs: dict = {}
 
 
-def text(key: str, **values) -> str:
-    """The sentence ``key`` of the current edition with ``values`` filled in."""
-    table = EDITIONS.get(language, EN)
-    template = table.get(key) or EN[key]
-    return template.format(**values)
+def set_language(lang: str) -> None:
+    """Make ``lang`` ("en" or "zh", or a tag such as ``zh_CN.UTF-8``) the language of
+    :func:`text`. Raises ValueError for a language autotrace does not speak."""
+    global language
+    code = normalize(lang)
+    if code not in LANGUAGES:
+        raise ValueError(f"unknown language {lang!r}; autotrace speaks {' and '.join(LANGUAGES)}")
+    language = code
+
+
+def normalize(tag: str) -> str | None:
+    """``zh_CN.UTF-8`` / ``zh-Hans`` / ``ZH`` → ``zh``; ``C`` and ``POSIX`` → ``C``; a
+    language autotrace has no catalog for → None."""
+    t = tag.strip().replace("-", "_").split(".")[0].split("@")[0]
+    if t in ("C", "POSIX"):
+        return "C"
+    base = t.split("_")[0].lower()
+    return base if base in LANGUAGES else None
+
+
+def from_environment(environ=None) -> str:
+    """The language the environment asks for: ``AUTOTRACE_LANG``, else the locale as
+    gettext reads it (the first of LANGUAGE, LC_ALL, LC_MESSAGES, LANG that is set; a
+    colon-separated list is tried in order; ``C``/``POSIX`` mean English), else English.
+    Raises ValueError when AUTOTRACE_LANG names a language autotrace does not speak."""
+    env = os.environ if environ is None else environ
+    own = env.get(ENV_VAR, "").strip()
+    if own:
+        code = normalize(own)
+        if code not in LANGUAGES:
+            raise ValueError(f"{ENV_VAR}={own!r}: autotrace speaks {' and '.join(LANGUAGES)}")
+        return code
+    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(var)
+        if value:
+            for part in value.split(":"):
+                code = normalize(part) if part else None
+                if code == "C":
+                    return "en"
+                if code:
+                    return code
+            return "en"
+    return "en"
+
+
+def locale_dir() -> str:
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "locale")
+
+
+def _catalog(lang: str):
+    cat = _catalogs.get(lang)
+    if cat is None:
+        import gettext
+        cat = _catalogs[lang] = gettext.translation(DOMAIN, locale_dir(), languages=[lang], fallback=True)
+    return cat
+
+
+def template(key: str, count=None) -> str:
+    """The template of ``key`` in the current language, before its values are filled in."""
+    source = EN[key]
+    if language == "en":
+        if isinstance(source, Plural):
+            return source.one if count == 1 else source.other
+        return source
+    cat = _catalog(language)
+    if isinstance(source, Plural):
+        return cat.npgettext(key, source.one, source.other, count if isinstance(count, int) else 2)
+    return cat.pgettext(key, source)
+
+
+_patterns: dict = {}
+
+
+def _forms(group: str):
+    """(key, English template, count) for every template of ``group``, longest first."""
+    out = []
+    for k, v in EN.items():
+        if k.startswith(group):
+            out += [(k, v.one, 1), (k, v.other, 2)] if isinstance(v, Plural) else [(k, v, None)]
+    return sorted(out, key=lambda f: -len(f[1]))
+
+
+def _pattern(source: str):
+    """A regex that matches ``source`` (an English template) with any values: the inverse of text."""
+    import re
+    pat = _patterns.get(source)
+    if pat is None:
+        pat = _patterns[source] = re.compile(_regex(source, True), re.S)
+    return pat
+
+
+def _regex(source: str, named: bool) -> str:
+    import re
+    import string
+    parts, seen = [], set()
+    for literal, name, _spec, _conv in string.Formatter().parse(source):
+        parts.append(re.escape(literal))
+        if name is None:
+            continue
+        members = _forms(f"error.{name}.")
+        body = "(?:" + "|".join(_regex(f[1], False) for f in members) + ")?" if members else ".*?"
+        if named and name.isidentifier() and name not in seen:
+            seen.add(name)
+            parts.append(f"(?P<{name}>{body})")
+        else:
+            parts.append(f"(?:{body})")
+    return "".join(parts)
+
+
+def localize(message: str, group: str = "error.") -> str | None:
+    """``message``, an English sentence of one of the ``group`` keys with its values
+    filled in, in the current language; None when the language is English or no key
+    matches (PyTorch's and Python's own messages, which are never translated).
+    A value whose field names a group of ``error.`` keys ({how}, {detail}, {hint},
+    {what}) is translated as one of them."""
+    if language == "en" or not message:
+        return None
+    import string
+    for key, source, count in _forms(group):
+        m = _pattern(source).fullmatch(message)
+        if m is None:
+            continue
+        values = {}
+        for name, value in m.groupdict().items():
+            if value and _forms(f"error.{name}."):
+                value = localize(value, f"error.{name}.")
+                if value is None:
+                    break
+            values[name] = value or ""
+        else:
+            out = []
+            for literal, name, _spec, _conv in string.Formatter().parse(template(key, count)):
+                out.append(literal)
+                if name is not None:
+                    out.append(values.get(name, ""))
+            return "".join(out)
+    return None
+
+
+def rule_words(rule: str) -> str:
+    """``rule`` (a derivative rule from the op table, symbols filled in) with its English
+    words in the current language; symbols, code and numbers stay."""
+    if language == "en" or not rule:
+        return rule
+    import re
+    import string
+    for key, source, _ in _forms("words."):
+        if "{" not in source:
+            rule = rule.replace(source, template(key))
+            continue
+        parts = []
+        for literal, name, _spec, _conv in string.Formatter().parse(source):
+            parts.append(re.escape(literal))
+            if name is not None:     # a symbol: no spaces; the last one of the phrase as long as it goes
+                parts.append(f"(?P<{name}>\\S+)" if source.endswith("{" + name + "}") else f"(?P<{name}>\\S+?)")
+        chinese = template(key)
+        rule = re.sub("".join(parts), lambda m: chinese.format(**m.groupdict()), rule)
+    return rule
+
+
+def text(key: str, /, **values) -> str:
+    """The sentence ``key`` of the current language with ``values`` filled in."""
+    source = EN[key]
+    count = values.get(source.by) if isinstance(source, Plural) else None
+    return template(key, count).format(**values)

@@ -94,9 +94,11 @@ def command(
                "results": results, "summary": summary}
         sys.stdout.write(render_json.dumps(doc) + "\n")
     elif len(results) > 1:
-        line = f"{summary['passed']} passed, {summary['failed'] + summary['errors']} failed"
+        from autotrace.messages import text
+        line = text("check.summary", passed=summary["passed"], failed=summary["failed"] + summary["errors"])
         if summary["updated"]:
-            line = f"{summary['updated']} updated" + (f", {summary['errors']} failed" if summary["errors"] else "")
+            line = text("check.summary.updated", updated=summary["updated"]) + (
+                text("check.summary.also_failed", failed=summary["errors"]) if summary["errors"] else "")
         out.print(line, highlight=False, markup=False)
     sys.stdout.flush()
     raise typer.Exit(worst)
@@ -111,12 +113,15 @@ def _worse(a: int, b: int) -> int:
 
 def _check_one(lib, script, expr, golden_path, update, rtol, atol, sets, lim, no_color):
     """(result dict, exit code) for one script."""
+    from autotrace.messages import text
     from autotrace.runner import UsageError, run
 
     shown = "<expr>" if script is None else "<stdin>" if script == "-" else script
     result = {"script": shown, "golden": golden_path, "status": "error", "differences": [], "error": None}
 
     def usage(reason):
+        from autotrace import messages
+        reason = messages.localize(reason, "usage.") or reason
         result["reason"] = reason
         sys.stderr.write(f"error: {reason}\n")
         return result, common.EXIT_USAGE
@@ -124,7 +129,7 @@ def _check_one(lib, script, expr, golden_path, update, rtol, atol, sets, lim, no
     # the golden: read it first (a missing golden is a usage mistake), never the script itself
     if script not in (None, "-") and golden_path is not None and os.path.exists(golden_path) \
             and os.path.exists(script) and os.path.samefile(script, golden_path):
-        return usage(f"{golden_path}: is the script itself; the golden must be another file")
+        return usage(text("check.golden.is_script", path=golden_path))
     golden = None
     if not update:
         try:
@@ -146,7 +151,7 @@ def _check_one(lib, script, expr, golden_path, update, rtol, atol, sets, lim, no
     if update:
         if doc["error"] is not None and doc["error"].get("phase") == "limit":
             common.report_script_error(trace, no_color)
-            result["reason"] = "the script hit a limit; a golden file must not pin a limit"
+            result["reason"] = text("check.reason.limit")
             return result, common.EXIT_SCRIPT
         name = os.path.basename(script) if script not in (None, "-") else src.name
         try:
@@ -154,7 +159,7 @@ def _check_one(lib, script, expr, golden_path, update, rtol, atol, sets, lim, no
         except lib.GoldenError as e:
             return usage(str(e))
         except OSError as e:
-            return usage(f"{golden_path}: cannot write ({e.strerror})")
+            return usage(text("check.golden.cannot_write", path=golden_path, error=e.strerror))
         result["status"] = "updated"
         return result, common.EXIT_OK
 
@@ -164,7 +169,7 @@ def _check_one(lib, script, expr, golden_path, update, rtol, atol, sets, lim, no
         # the script failed in a way the golden does not record: a script failure, not a diff
         common.report_script_error(trace, no_color)
         result["status"] = "error"
-        result["reason"] = "the script failed; its golden records no error"
+        result["reason"] = text("check.reason.failed")
         return result, common.EXIT_SCRIPT
     if diffs:
         result["status"] = "fail"

@@ -34,6 +34,22 @@ NoColorOpt = typer.Option(False, "--no-color", help="Plain text, no colour (also
 WidthOpt = typer.Option(None, "--width", help="Wrap console output at this many columns.")
 
 
+def _set_language(value: Optional[str]) -> Optional[str]:
+    """--lang, else AUTOTRACE_LANG, else the locale (LANGUAGE, LC_ALL, LC_MESSAGES, LANG),
+    else English; an unknown language is a usage error."""
+    from autotrace import messages
+    try:
+        messages.set_language(value if value else messages.from_environment())
+    except ValueError as e:
+        fail_usage(f"--lang {value}: autotrace speaks en and zh" if value else str(e))
+    return value
+
+
+LangOpt = typer.Option(None, "--lang", metavar="en|zh", callback=_set_language, is_eager=True,
+                       help="Language of autotrace's own words (zh: 中文). Default: AUTOTRACE_LANG, "
+                            "else the locale (LANGUAGE, LC_ALL, LC_MESSAGES, LANG), else en.")
+
+
 class ScriptSource:
     def __init__(self, data, name: str):
         self.data = data
@@ -41,6 +57,8 @@ class ScriptSource:
 
 
 def fail_usage(message: str) -> "typer.Exit":
+    from autotrace import messages
+    message = messages.localize(message, "usage.") or message
     err = console(stderr=True)
     if not message.isprintable():
         message = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in message)
@@ -173,11 +191,17 @@ def run_trace(src: ScriptSource, sets: Optional[List[str]], lim, keep_values=Fal
         fail_usage(str(e))
 
 
-def report_script_error(trace, no_color: bool = False) -> None:
-    """``FILE:LINE:COL: error: …`` with the line and a caret, on stderr."""
+def report_script_error(trace, no_color: bool = False, explained: bool = False) -> None:
+    """``FILE:LINE:COL: error: …`` with the line and a caret, on stderr; in a language
+    other than English, a note beside PyTorch's verbatim message unless ``explained``
+    (explain has already said why in that language)."""
+    from autotrace import messages
     from autotrace.interpreter import ScriptError, format_error
     e = trace.error
-    err = ScriptError(type=e["type"], message=e["message"], line=e["line"], column=e["column"], phase=e["phase"],
+    own = messages.localize(e["message"])      # autotrace's own words in the user's language
+    err = ScriptError(type=e["type"], message=own or e["message"], line=e["line"], column=e["column"], phase=e["phase"],
                       end_column=e.get("end_column"))
     text = format_error(trace.script, trace.source, err)
+    if own is None and messages.language != "en" and e["phase"] == "run" and not explained:
+        text = text.rstrip("\n") + "\n" + messages.text("note.script_error")
     sys.stderr.write(text if text.endswith("\n") else text + "\n")

@@ -89,5 +89,5 @@ def command(
         explain_console.render(ex, common.console(no_color=no_color, width=width), all_steps=all_steps)
     if trace.error is not None:
         if not json_out and fmt == "text":
-            common.report_script_error(trace, no_color)
+            common.report_script_error(trace, no_color, explained=True)
         raise typer.Exit(common.EXIT_SCRIPT)

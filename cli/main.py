@@ -45,15 +45,32 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version, is
     pass
 
 
+def _with_lang(fn):
+    """``fn`` with a ``--lang`` option added, so every command takes it (it is applied by
+    its eager callback before the command's other options are checked)."""
+    import functools
+    import inspect
+
+    @functools.wraps(fn)
+    def command(*args, lang=None, **kwargs):
+        return fn(*args, **kwargs)
+
+    sig = inspect.signature(fn)
+    lang = inspect.Parameter("lang", inspect.Parameter.KEYWORD_ONLY, default=common.LangOpt, annotation="Optional[str]")
+    command.__signature__ = sig.replace(parameters=[*sig.parameters.values(), lang])
+    command.__annotations__ = {**getattr(fn, "__annotations__", {}), "lang": "Optional[str]"}
+    return command
+
+
 def _register():
     from . import run as run_cmd
-    app.command("run", help=run_cmd.HELP)(run_cmd.run)
+    app.command("run", help=run_cmd.HELP)(_with_lang(run_cmd.run))
     for mod_name in ("explain", "graph", "check", "ops"):
         try:
             mod = __import__(f"autotrace.cli.{mod_name}", fromlist=["command"])
         except ImportError:
             continue
-        app.command(mod_name, help=mod.HELP)(mod.command)
+        app.command(mod_name, help=mod.HELP)(_with_lang(mod.command))
 
 
 _register()
@@ -67,7 +84,8 @@ def main() -> None:
     except SystemExit:
         raise
     except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
+        from autotrace.messages import text
+        sys.stderr.write(text("main.interrupted") + "\n")
         sys.exit(130)
     except BrokenPipeError:
         _quiet_stdout()
@@ -76,14 +94,14 @@ def main() -> None:
         if not _is_stdout_error(e):
             raise
         _quiet_stdout()
-        sys.stderr.write(f"autotrace: cannot write the output: {e.strerror or e}\n")
+        from autotrace.messages import text
+        sys.stderr.write(text("main.cannot_write", error=e.strerror or e) + "\n")
         sys.exit(common.EXIT_SCRIPT)
     except Exception:
         import traceback
         traceback.print_exc()
-        sys.stderr.write(
-            "autotrace: internal error (a bug in autotrace, not in your script). "
-            "Please report it with the script that triggered it.\n")
+        from autotrace.messages import text
+        sys.stderr.write(text("main.internal") + "\n")
         sys.exit(common.EXIT_INTERNAL)
 
 

@@ -40,7 +40,8 @@ def command(json_out: bool = typer.Option(False, "--json", help="Print the table
     """Print the op table."""
     rows = _rows(name)
     if name is not None and not rows:
-        typer.echo(f"error: no op named {name!r}", err=True)
+        from autotrace.messages import text
+        typer.echo("error: " + text("ops.unknown", name=repr(name)), err=True)
         raise typer.Exit(2)
     if json_out:
         typer.echo(json.dumps({"ops": rows}, sort_keys=True, indent=1, ensure_ascii=False))
@@ -53,11 +54,12 @@ def command(json_out: bool = typer.Option(False, "--json", help="Print the table
         return
     from rich.console import Console
     from rich.table import Table
-    table = Table(title="autotrace op table")
-    for col in ("op", "node", "input", "gradient (vjp)", "local derivative"):
+    from autotrace.messages import rule_words, text
+    table = Table(title=text("ops.title"))
+    for col in (text("ops.col.op"), text("ops.col.node"), text("ops.col.input"), text("ops.col.vjp"), text("ops.col.local")):
         table.add_column(col)
     for r in rows:
         for i, inp in enumerate(r["inputs"]):
-            table.add_row(r["op"] if i == 0 else "", r["node"] if i == 0 else "", inp, r["vjp"][inp],
-                          r["local"].get(inp) or "-")
+            table.add_row(r["op"] if i == 0 else "", r["node"] if i == 0 else "", inp, rule_words(r["vjp"][inp]),
+                          rule_words(r["local"].get(inp) or "-"))
     Console().print(table)

@@ -36,6 +36,7 @@ def run_cli(*args, input=None, env=None, cwd=None, timeout=120):
     """Run the installed console script; returns CompletedProcess (text)."""
     full_env = dict(os.environ)
     full_env.pop("NO_COLOR", None)
+    full_env["AUTOTRACE_LANG"] = "en"      # outputs are English unless a test asks for another language
     if env:
         full_env.update(env)
     return subprocess.run(autotrace_cmd() + [str(a) for a in args], input=input, capture_output=True,
