@@ -44,6 +44,7 @@ class Trace:
     passes: list = field(default_factory=list)     # autotrace.record.PassRecord, in run order
     sets: dict = field(default_factory=dict)       # names bound from --set
     grad_events: list = field(default_factory=list)  # autotrace.record.GradEvent: .grad zeroed / set to None
+    expectations: list = field(default_factory=list)  # explain --expect: autotrace.expect.Evaluated
 
     def source_line(self, line: int | None) -> str:
         if not line:

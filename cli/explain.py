@@ -19,7 +19,11 @@ HELP = (
     "Examples:\n\n"
     "  autotrace explain scenarios/seed2_power_rule.py\n\n"
     "  autotrace explain -e 'z = (x*3).sum()' --set 'x=[2.0, 3.0]' --of z\n\n"
-    "  autotrace explain script.py --verify --format md > steps.md\n\n" + common.EXIT_CODES_HELP_NO_CHECK
+    "  autotrace explain script.py --verify --format md > steps.md\n\n"
+    "  autotrace explain fan_in.py --expect 'x.grad = 2*x + 1'\n\n"
+    "Exit codes: 0 success; 1 the script failed (syntax, unsupported construct, runtime error, failed "
+    "assert, limit reached); 2 usage error; 3 an --expect formula does not hold; 70 internal error "
+    "(a bug in autotrace)."
 )
 
 
@@ -33,6 +37,13 @@ def command(
     pass_: Optional[int] = typer.Option(None, "--pass", metavar="N", help="Only backward pass N (1 = the first call)."),
     verify: bool = typer.Option(False, "--verify", help="Check the gradients by central differences in float64 (re-runs the script)."),
     all_steps: bool = typer.Option(False, "--all-steps", help="Show every step; by default long runs of repeating steps (a loop unrolled into the graph) are summarised in one line."),
+    expect: Optional[List[str]] = typer.Option(
+        None, "--expect", metavar="'X.grad = FORMULA'",
+        help="Check a hand-derived gradient: the right side is a tensor expression over the script's "
+             "names (e.g. 'x.grad = 2*x + 1'), run in the same sandbox after the script. When it differs "
+             "from the engine's, says where the formula goes wrong (a missing path of a fan-in, a factor, "
+             "a missing sum over a broadcast dimension, a transposed matrix). Repeatable. Exit 3 when one "
+             "does not hold."),
     fmt: str = typer.Option("text", "--format", metavar="text|md", help="text (terminal) or md (Markdown to paste)."),
     json_out: bool = typer.Option(False, "--json", help="Print the explanation as JSON (schema_version 1)."),
     timeout: float = common.TimeoutOpt,
@@ -47,11 +58,16 @@ def command(
         common.fail_usage("--pass counts from 1")
     src = common.read_source(script, expr)
     lim = common.limits(timeout, max_steps, limit)
+    from autotrace import expect as expect_mod
+    try:
+        expectations = [expect_mod.parse(e) for e in expect or ()]
+    except expect_mod.ExpectationError as e:
+        common.fail_usage(str(e))
     from autotrace import explain as ex_mod
     from autotrace.runner import UsageError
 
     try:
-        trace = ex_mod.run(src.data, src.name, sets=set_ or (), limits=lim, of=of)
+        trace = ex_mod.run(src.data, src.name, sets=set_ or (), limits=lim, of=of, expect=expectations)
     except UsageError as e:
         common.fail_usage(str(e))
     if pass_ is not None and trace.error is None and pass_ > len(trace.passes):
@@ -72,16 +88,31 @@ def command(
             except UsageError:
                 return None
         ex.verification = ex_mod.verify(trace, rerun, pass_number=pass_, of=of)
+    outcomes = [expect_mod.check(trace, ev) for ev in trace.expectations]
     if json_out:
         from autotrace.render import explain_json
-        sys.stdout.write(explain_json.render(ex) + "\n")
+        body = explain_json.render(ex)
+        if expectations:
+            import json
+            doc = json.loads(body)
+            doc["expectations"] = [expect_mod.to_dict(o) for o in outcomes]
+            body = json.dumps(doc, sort_keys=True, ensure_ascii=False, indent=1)
+        sys.stdout.write(body + "\n")
     elif fmt == "md":
         from autotrace.render import explain_markdown
         sys.stdout.write(explain_markdown.render(ex, all_steps=all_steps))
     else:
         from autotrace.render import explain_console
         explain_console.render(ex, common.console(no_color=no_color, width=width), all_steps=all_steps)
+    if outcomes and not json_out:
+        from autotrace.render import expect as render_expect
+        if fmt == "md":
+            sys.stdout.write(render_expect.render_markdown(outcomes))
+        else:
+            render_expect.render_text(outcomes, common.console(no_color=no_color, width=width))
     if trace.error is not None:
         if not json_out and fmt == "text":
             common.report_script_error(trace, no_color)
         raise typer.Exit(common.EXIT_SCRIPT)
+    if any(not o.ok for o in outcomes):
+        raise typer.Exit(common.EXIT_DIFF)
