@@ -48,7 +48,7 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version, is
 def _register():
     from . import run as run_cmd
     app.command("run", help=run_cmd.HELP)(run_cmd.run)
-    for mod_name in ("explain", "graph", "check", "diff", "ops"):
+    for mod_name in ("explain", "graph", "html", "check", "diff", "ops"):
         try:
             mod = __import__(f"autotrace.cli.{mod_name}", fromlist=["command"])
         except ImportError:
