@@ -44,7 +44,9 @@ def command(
              "from the engine's, says where the formula goes wrong (a missing path of a fan-in, a factor, "
              "a missing sum over a broadcast dimension, a transposed matrix). Repeatable. Exit 3 when one "
              "does not hold."),
-    fmt: str = typer.Option("text", "--format", metavar="text|md", help="text (terminal) or md (Markdown to paste)."),
+    fmt: str = typer.Option("text", "--format", metavar="text|md|html",
+                            help="text (terminal), md (Markdown to paste) or html (the step-through page of "
+                                 "`autotrace html`, on standard output)."),
     json_out: bool = typer.Option(False, "--json", help="Print the explanation as JSON (schema_version 1)."),
     timeout: float = common.TimeoutOpt,
     max_steps: int = common.MaxStepsOpt,
@@ -52,8 +54,8 @@ def command(
     no_color: bool = common.NoColorOpt,
     width: Optional[int] = common.WidthOpt,
 ):
-    if fmt not in ("text", "md"):
-        common.fail_usage(f"--format must be text or md, not {fmt!r}")
+    if fmt not in ("text", "md", "html"):
+        common.fail_usage(f"--format must be text, md or html, not {fmt!r}")
     if pass_ is not None and pass_ < 1:
         common.fail_usage("--pass counts from 1")
     src = common.read_source(script, expr)
@@ -98,6 +100,9 @@ def command(
             doc["expectations"] = [expect_mod.to_dict(o) for o in outcomes]
             body = json.dumps(doc, sort_keys=True, ensure_ascii=False, indent=1)
         sys.stdout.write(body + "\n")
+    elif fmt == "html":
+        from autotrace.render import html as render_html
+        common.write_output("-", render_html.render(trace, ex).encode("utf-8"))
     elif fmt == "md":
         from autotrace.render import explain_markdown
         sys.stdout.write(explain_markdown.render(ex, all_steps=all_steps))

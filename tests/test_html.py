@@ -162,3 +162,11 @@ def test_page_without_backward(tmp_path, driver):
     driver.get(out.as_uri())
     assert driver.find_element(By.ID, "where").text == "The script runs no backward pass."
     assert driver.find_element(By.ID, "stdout").text == "tensor(2.)"
+
+
+def test_explain_format_html_is_the_same_page(tmp_path):
+    out = tmp_path / "p.html"
+    assert run_cli("html", ACC, "-o", out).returncode == 0
+    proc = run_cli("explain", ACC, "--format", "html")
+    assert proc.returncode == 0
+    assert proc.stdout == out.read_text(encoding="utf-8")
