@@ -250,13 +250,46 @@ def _compare_variables(expected, got, rtol, atol, diffs):
             if field in TOLERANT_FIELDS:
                 problem = _close(ev, gv, rtol, atol)
                 if problem is not None:
+                    hint = _factor_hint(name, ev, gv) if field == "grad" else ""
                     diffs.append(Difference(fpath, ev, gv,
-                                            messages.text("check.field.differs", label=label, expected=_short(ev), got=_short(gv)) + problem))
+                                            messages.text("check.field.differs", label=label, expected=_short(ev), got=_short(gv)) + problem + hint))
             elif ev != gv or type(ev) is not type(gv) and not _same_number(ev, gv):
                 diffs.append(Difference(fpath, ev, gv, messages.text("check.field.differs", label=label, expected=_short(ev), got=_short(gv))))
 
 
 _ABSENT = object()
+
+
+def _factor_hint(name, expected, got) -> str:
+    """When the run's gradient is a constant multiple k of the golden's, what that
+    usually means (the reasoning of ``autotrace diff``): an integer k is k backward passes
+    accumulated where one was pinned, 1/n a mean where a sum was pinned."""
+    import numpy as np
+
+    from .diff import _factor
+    from .messages import text
+
+    def arr(v):
+        if isinstance(v, list):
+            return [arr(x) for x in v]
+        f = _as_float(v)
+        if f is None:
+            raise ValueError(v)
+        return f
+
+    try:
+        a = np.asarray(arr(expected), dtype=np.float64)
+        b = np.asarray(arr(got), dtype=np.float64)
+    except (TypeError, ValueError):
+        return ""
+    k = _factor(a, b)
+    if k is None:
+        return ""
+    if k > 1.5 and abs(k - round(k)) < 1e-4:
+        return text("check.hint.accumulated", name=name, k=int(round(k)))
+    if 0 < k < 0.75 and abs(1 / k - round(1 / k)) < 1e-3:
+        return text("check.hint.mean", name=name, n=int(round(1 / k)))
+    return text("check.hint.factor", name=name, k=f"{k:g}")
 
 
 def _same_number(a, b) -> bool:
@@ -330,3 +363,43 @@ def _close_at(e, g, rtol, atol, where) -> str | None:
     if not at:
         return ""
     return messages.text("check.close.element", at=at, expected=_short(e), got=_short(g))
+
+
+
+# ---------------------------------------------------------------- one script, as a library call
+
+
+@dataclass
+class Outcome:
+    """What checking one script against its golden found: ``status`` is ``pass``,
+    ``fail`` (``differences`` lists them) or ``error`` (``reason`` says why: the script
+    failed in a way its golden does not record, or hit a limit)."""
+
+    script: str
+    golden: str
+    status: str
+    differences: list
+    reason: str | None = None
+
+
+def check_file(script: str, golden_path: str | None = None, *, rtol: float = RTOL, atol: float = ATOL,
+               limits=None) -> Outcome:
+    """Run ``script`` (a path) and compare it with its golden (default
+    :func:`default_golden_path`), as ``autotrace check SCRIPT`` does. Raises
+    :class:`GoldenError` for a missing or unreadable golden and OSError for an unreadable
+    script."""
+    from .runner import run
+
+    golden_path = golden_path or default_golden_path(script)
+    golden = load_golden(golden_path)
+    with open(script, "rb") as f:
+        source = f.read()
+    trace = run(source, script, limits=limits)
+    doc = document_of(trace)
+    diffs = compare(golden, doc, rtol=rtol, atol=atol)
+    err = doc["error"]
+    if err is not None and (golden.get("error") is None or err.get("phase") == "limit"):
+        where = f"{script}:{err.get('line')}: " if err.get("line") else ""
+        return Outcome(script, golden_path, "error", diffs,
+                       f"the script failed; its golden records no error: {where}{err['type']}: {err['message']}")
+    return Outcome(script, golden_path, "fail" if diffs else "pass", diffs)

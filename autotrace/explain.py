@@ -1642,14 +1642,15 @@ def _root_value(trace, root):
 # -- running a script for explain ------------------------------------------------------
 
 
-def run(source, filename, *, sets=(), limits=None, of=None, perturb=None):
+def run(source, filename, *, sets=(), limits=None, of=None, perturb=None, expect=()):
     """Run a script for explain: values kept (failed backward calls are recorded by the
     engine), and with ``perturb`` (``{name: (index, delta)}``) that leaf moved by delta in
     float64 when the script first binds it (for :func:`verify`)."""
     from . import runner
 
     return runner.run(source, filename, sets=sets, limits=limits,
-                      options=runner.Options(keep_values=True, of=of, perturb=perturb or None))
+                      options=runner.Options(keep_values=True, of=of, perturb=perturb or None,
+                                             expect=tuple(expect)))
 
 
 # -- as data -----------------------------------------------------------------------------

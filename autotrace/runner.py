@@ -29,6 +29,10 @@ class Options:
     #: tensor without grad_fn to ``name``, its element ``index`` is moved by ``delta``
     #: (the tensor becomes float64), for central differences. See :func:`_perturbing`.
     perturb: dict | None = None
+    #: explain --expect: ``(target, formula)`` source pairs (``("x.grad", "2*x + 1")``),
+    #: evaluated after the script in the same sandbox, over its final names, with no graph
+    #: recorded; the values land in ``Trace.expectations``. See :mod:`autotrace.expect`.
+    expect: tuple = ()
 
 
 def parse_set(text: str):
@@ -170,6 +174,12 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         v = variable_of(name, value)
         if v is not None:
             out_vars[name] = v
+    expectations = []
+    if options.expect:
+        # after the record is taken: a formula's side effects cannot change what the run showed
+        from .expect import evaluate
+        with np.errstate(all="ignore"), _resource_limits(limits):
+            expectations = evaluate(options.expect, variables, modules(), limits)
     return Trace(
         script=filename, source=text, stdout=result.stdout, error=error,
         warnings=[{"category": w["category"], "message": w["message"], "line": w["line"]}
@@ -178,6 +188,7 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         grad_events=list(getattr(rec, "grad_events", ())),
         module_calls=record.name_modules(rec, variables),
         sets={k: v for k, v in parsed_sets.items()},
+        expectations=expectations,
     )
 
 

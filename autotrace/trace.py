@@ -45,6 +45,7 @@ class Trace:
     sets: dict = field(default_factory=dict)       # names bound from --set
     grad_events: list = field(default_factory=list)  # autotrace.record.GradEvent: .grad zeroed / set to None
     module_calls: list = field(default_factory=list)  # autotrace.record.ModuleCall, in call order
+    expectations: list = field(default_factory=list)  # explain --expect: autotrace.expect.Evaluated
 
     def source_line(self, line: int | None) -> str:
         if not line:

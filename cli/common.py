@@ -205,3 +205,30 @@ def report_script_error(trace, no_color: bool = False, explained: bool = False) 
     if own is None and messages.language != "en" and e["phase"] == "run" and not explained:
         text = text.rstrip("\n") + "\n" + messages.text("note.script_error")
     sys.stderr.write(text if text.endswith("\n") else text + "\n")
+
+
+def write_output(output: str, data: bytes, script: Optional[str] = None) -> None:
+    """Write ``data`` to ``-o output`` (``-`` is standard output) whole or not at all; a
+    missing directory or an unwritable file is a usage error (exit 2) with one line."""
+    if output == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    directory = os.path.dirname(output) or "."
+    if not os.path.isdir(directory):
+        what = "is not a directory" if os.path.exists(directory) else "does not exist"
+        fail_usage(f"-o {output}: the directory {directory} {what}; create it first")
+    if os.path.isdir(output):
+        fail_usage(f"-o {output}: is a directory; give a file name")
+    if script and script != "-" and os.path.exists(output) and os.path.exists(script):
+        try:
+            if os.path.samefile(output, script):
+                fail_usage(f"-o {output}: that is the script itself; refusing to overwrite it")
+        except OSError:
+            pass
+    from autotrace.files import write_atomic
+    try:
+        write_atomic(output, data)
+    except OSError as e:
+        fail_usage(f"-o {output}: cannot write: {e.strerror or e}")

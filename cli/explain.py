@@ -19,7 +19,11 @@ HELP = (
     "Examples:\n\n"
     "  autotrace explain scenarios/seed2_power_rule.py\n\n"
     "  autotrace explain -e 'z = (x*3).sum()' --set 'x=[2.0, 3.0]' --of z\n\n"
-    "  autotrace explain script.py --verify --format md > steps.md\n\n" + common.EXIT_CODES_HELP_NO_CHECK
+    "  autotrace explain script.py --verify --format md > steps.md\n\n"
+    "  autotrace explain fan_in.py --expect 'x.grad = 2*x + 1'\n\n"
+    "Exit codes: 0 success; 1 the script failed (syntax, unsupported construct, runtime error, failed "
+    "assert, limit reached); 2 usage error; 3 an --expect formula does not hold; 70 internal error "
+    "(a bug in autotrace)."
 )
 
 
@@ -33,7 +37,16 @@ def command(
     pass_: Optional[int] = typer.Option(None, "--pass", metavar="N", help="Only backward pass N (1 = the first call)."),
     verify: bool = typer.Option(False, "--verify", help="Check the gradients by central differences in float64 (re-runs the script)."),
     all_steps: bool = typer.Option(False, "--all-steps", help="Show every step; by default long runs of repeating steps (a loop unrolled into the graph) are summarised in one line."),
-    fmt: str = typer.Option("text", "--format", metavar="text|md", help="text (terminal) or md (Markdown to paste)."),
+    expect: Optional[List[str]] = typer.Option(
+        None, "--expect", metavar="'X.grad = FORMULA'",
+        help="Check a hand-derived gradient: the right side is a tensor expression over the script's "
+             "names (e.g. 'x.grad = 2*x + 1'), run in the same sandbox after the script. When it differs "
+             "from the engine's, says where the formula goes wrong (a missing path of a fan-in, a factor, "
+             "a missing sum over a broadcast dimension, a transposed matrix). Repeatable. Exit 3 when one "
+             "does not hold."),
+    fmt: str = typer.Option("text", "--format", metavar="text|md|html",
+                            help="text (terminal), md (Markdown to paste) or html (the step-through page of "
+                                 "`autotrace html`, on standard output)."),
     json_out: bool = typer.Option(False, "--json", help="Print the explanation as JSON (schema_version 1)."),
     mermaid: bool = typer.Option(False, "--mermaid", help="With --format md: end with the graph as a Mermaid "
                                  "diagram (values and edge gradients), as `graph --format mermaid --values`."),
@@ -43,17 +56,22 @@ def command(
     no_color: bool = common.NoColorOpt,
     width: Optional[int] = common.WidthOpt,
 ):
-    if fmt not in ("text", "md"):
-        common.fail_usage(f"--format must be text or md, not {fmt!r}")
+    if fmt not in ("text", "md", "html"):
+        common.fail_usage(f"--format must be text, md or html, not {fmt!r}")
     if pass_ is not None and pass_ < 1:
         common.fail_usage("--pass counts from 1")
     src = common.read_source(script, expr)
     lim = common.limits(timeout, max_steps, limit)
+    from autotrace import expect as expect_mod
+    try:
+        expectations = [expect_mod.parse(e) for e in expect or ()]
+    except expect_mod.ExpectationError as e:
+        common.fail_usage(str(e))
     from autotrace import explain as ex_mod
     from autotrace.runner import UsageError
 
     try:
-        trace = ex_mod.run(src.data, src.name, sets=set_ or (), limits=lim, of=of)
+        trace = ex_mod.run(src.data, src.name, sets=set_ or (), limits=lim, of=of, expect=expectations)
     except UsageError as e:
         common.fail_usage(str(e))
     if pass_ is not None and trace.error is None and pass_ > len(trace.passes):
@@ -74,9 +92,19 @@ def command(
             except UsageError:
                 return None
         ex.verification = ex_mod.verify(trace, rerun, pass_number=pass_, of=of)
+    outcomes = [expect_mod.check(trace, ev) for ev in trace.expectations]
     if json_out:
         from autotrace.render import explain_json
-        sys.stdout.write(explain_json.render(ex) + "\n")
+        body = explain_json.render(ex)
+        if expectations:
+            import json
+            doc = json.loads(body)
+            doc["expectations"] = [expect_mod.to_dict(o) for o in outcomes]
+            body = json.dumps(doc, sort_keys=True, ensure_ascii=False, indent=1)
+        sys.stdout.write(body + "\n")
+    elif fmt == "html":
+        from autotrace.render import html as render_html
+        common.write_output("-", render_html.render(trace, ex).encode("utf-8"))
     elif fmt == "md":
         from autotrace.render import explain_markdown
         sys.stdout.write(explain_markdown.render(ex, all_steps=all_steps))
@@ -87,7 +115,15 @@ def command(
     else:
         from autotrace.render import explain_console
         explain_console.render(ex, common.console(no_color=no_color, width=width), all_steps=all_steps)
+    if outcomes and not json_out:
+        from autotrace.render import expect as render_expect
+        if fmt == "md":
+            sys.stdout.write(render_expect.render_markdown(outcomes))
+        else:
+            render_expect.render_text(outcomes, common.console(no_color=no_color, width=width))
     if trace.error is not None:
         if not json_out and fmt == "text":
             common.report_script_error(trace, no_color, explained=True)
         raise typer.Exit(common.EXIT_SCRIPT)
+    if any(not o.ok for o in outcomes):
+        raise typer.Exit(common.EXIT_DIFF)

@@ -65,7 +65,7 @@ def _with_lang(fn):
 def _register():
     from . import run as run_cmd
     app.command("run", help=run_cmd.HELP)(_with_lang(run_cmd.run))
-    for mod_name in ("explain", "graph", "check", "ops"):
+    for mod_name in ("explain", "graph", "html", "check", "diff", "ops"):
         try:
             mod = __import__(f"autotrace.cli.{mod_name}", fromlist=["command"])
         except ImportError:

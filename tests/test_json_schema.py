@@ -173,6 +173,8 @@ OTHER = {
     "explain-expr": ("explain", "-e", "z = (x*3).sum()", "--set", "x=[2.0, 3.0]", "--json"),
     "ops": ("ops", "--json"),
     "graph": ("graph", str(SCENARIOS / "seed1_mul_sum.py"), "--json"),
+    "diff": ("diff", str(SCENARIOS / "seed1_mul_sum.py"), str(SCENARIOS / "seed1_mul_sum.py"), "--json"),
+    "explain-expect": ("explain", str(SCENARIOS / "fan_in.py"), "--expect", "x.grad = 2*x + 1", "--json"),
 }
 
 

@@ -1,0 +1,9 @@
+# A squared-error loss summed over the batch.
+import torch
+
+w = torch.tensor([0.5, -1.0], requires_grad=True)
+x = torch.tensor([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5], [2.0, 1.0]])
+target = torch.tensor([1.0, 0.0, -1.0, 2.0])
+loss = ((x @ w - target) ** 2).sum()
+loss.backward()
+print(w.grad)
