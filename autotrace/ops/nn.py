@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import diagnostics, dtypes
 from ..tensor import Tensor, wrap_dim
+from . import kernels
 from . import FUNCTIONAL, RESULT, check_inplace, commit_inplace, export, make, op
 from .unary import relu, sigmoid, tanh, zeros_like_grad
 
@@ -190,7 +191,7 @@ def SILU(ctx, g):
 @export(functional=("silu",))
 def silu(input, inplace=False):
     """``x·σ(x)`` (SiluBackward0)."""
-    from .unary import _sigmoid
+    from .kernels import sigmoid as _sigmoid
     x = input._data
     return make(SILU, np.asarray(x * _sigmoid(x), dtype=x.dtype), (input,), save={"self": input})
 
@@ -243,9 +244,11 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if x.ndim == 0:
         out = np.ones_like(x)
     else:
-        with np.errstate(invalid="ignore"):
-            e = np.exp(x - np.max(x, axis=dim, keepdims=True))
-            out = e / np.sum(e, axis=dim, keepdims=True)
+        out = kernels.softmax(x, dim)
+        if out is None:
+            with np.errstate(invalid="ignore"):
+                e = np.exp(x - np.max(x, axis=dim, keepdims=True))
+                out = e / np.sum(e, axis=dim, keepdims=True)
     return make(SOFTMAX, np.asarray(out, dtype=x.dtype), (input,), save={"result": RESULT}, attrs={"dim": dim})
 
 
@@ -268,7 +271,9 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if input._dtype.category != dtypes.FLOAT:
         _int_softmax_error("log_softmax", input, dim)
     x = input._data
-    out = np.zeros_like(x) if x.ndim == 0 else _np_log_softmax(x, dim)
+    out = np.zeros_like(x) if x.ndim == 0 else kernels.log_softmax(x, dim)
+    if out is None:
+        out = _np_log_softmax(x, dim)
     return make(LOG_SOFTMAX, np.asarray(out, dtype=x.dtype), (input,), save={"result": RESULT},
                 attrs={"dim": dim})
 
