@@ -11,8 +11,10 @@ machine (``benchmarks/bits.py`` prints the table):
   ``tanh``'s backward (``grad · fma(-y, y, 1)``), ``linspace``;
 * SLEEF's ``expf_u10`` (the AVX512 ``Sleef_expf16_u10``) where ATen's vectorized code
   calls ``Vectorized<float>::exp``: ``sigmoid`` (whole blocks of 32 elements; the rest
-  through the C library's ``expf``), ``softmax``/``log_softmax`` over the last dimension
-  (16-lane max and sum with ATen's shuffle tree, then ``x · (1/sum)``);
+  through the C library's ``expf``) and ``softmax`` over the last dimension (16-lane max
+  and sum with ATen's shuffle tree, then ``x · (1/sum)``) and ``log_softmax``
+  (``(x - max) - log(sum)``; the log here is the C library's, where ATen's vectorized
+  kernel may use SLEEF's ``logf_u10`` for blocks of rows: 99.9% identical);
 * the special forms of ``pow``: ``x**2 = x·x``, ``x**3 = (x·x)·x``, ``x**0.5 = sqrt``,
   ``x**-0.5 = 1/sqrt``, ``x**-1 = 1/x``, ``x**-2 = 1/(x·x)``;
 * Intel MKL's vector math (high-accuracy mode) for ``exp``, ``log``, ``sin``, ``cos``,
@@ -144,9 +146,9 @@ def pow_scalar(x, exponent):
         if exponent == 3:
             return (x * x) * x
         if exponent == 0.5:
-            return sqrt(x)
+            return np.sqrt(x)                    # IEEE sqrt (_mm512_sqrt_ps), not MKL's
         if exponent == -0.5:
-            return F32(1) / sqrt(x)
+            return F32(1) / np.sqrt(x)
         if exponent == -1:
             return F32(1) / x
         if exponent == -2:
