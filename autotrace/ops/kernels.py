@@ -34,6 +34,8 @@ numpy's own result (PyTorch's float64 kernels are not replicated here).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import mkl
@@ -196,15 +198,145 @@ def sleef_expf(d) -> np.ndarray:
     return np.asarray(u, F32)
 
 
-def _libm_expf(x):
-    """The C library's ``expf`` (glibc: correctly rounded): float64 exp, rounded."""
+def _getexp(x):
+    """AVX512 ``vgetexp``: floor(log2|x|) as float32 (-inf at 0, inf at inf)."""
     with np.errstate(all="ignore"):
-        return np.exp(np.asarray(x, F32).astype(F64)).astype(F32)
+        m, e = np.frexp(np.abs(x).astype(F64))
+        out = (e - 1).astype(F32)
+        out = np.where(x == 0, -_INF32, out)
+        out = np.where(np.isinf(x), _INF32, out)
+        return np.where(np.isnan(x), x, out).astype(F32)
+
+
+def _df_add_ff(x, y):                 # dfadd_vf2_vf_vf
+    s = (x + y).astype(F32)
+    return s, ((x - s) + y).astype(F32)
+
+
+def _df_add_dd(xx, xy, yx, yy):       # dfadd_vf2_vf2_vf2
+    s = (xx + yx).astype(F32)
+    return s, ((((xx - s) + yx) + xy) + yy).astype(F32)
+
+
+def _df_add_df(xx, xy, y):            # dfadd_vf2_vf2_vf
+    s = (xx + y).astype(F32)
+    return s, (((xx - s) + y) + xy).astype(F32)
+
+
+def _df_mul_df(xx, xy, y):            # dfmul_vf2_vf2_vf, with FMA
+    s = (xx * y).astype(F32)
+    return s, fma32(xy, y, fma32(xx, y, -s))
+
+
+def _df_div(nx, ny, dx, dy):          # dfdiv_vf2_vf2_vf2, with FMA
+    t = (F32(1) / dx).astype(F32)
+    s = (nx * t).astype(F32)
+    u = fma32(t, nx, -s)
+    v = fma32(-dy, t, fma32(-dx, t, F32(1)))
+    return s, fma32(s, v, fma32(ny, t, u))
+
+
+def sleef_log1pf(d) -> np.ndarray:
+    """SLEEF 3's ``xlog1pf`` (``Sleef_log1pf16_u10``, AVX512 with FMA) over a float32 array."""
+    d = np.asarray(d, F32)
+    with np.errstate(all="ignore"):
+        dp1 = (d + F32(1)).astype(F32)
+        e = _getexp((dp1 * F32(1.0 / 0.75)).astype(F32))
+        e = np.where(np.isposinf(e), F32(128), e)
+        ei = np.rint(np.where(np.isfinite(e), e, 0)).astype(np.int32)
+        t = (np.int32(0x3F800000) - (ei << np.int32(23))).astype(np.int32).view(F32)
+        m = fma32(d, t, (t - F32(1)).astype(F32))
+        sx, sy = _df_mul_df(F32(0.69314718246459960938), F32(-1.904654323148236017e-09), e)
+        bx, by = _df_add_ff(F32(2), m)
+        xx, xy = _df_div(m, np.zeros_like(m), bx, by)
+        x2 = (xx * xx).astype(F32)
+        tt = fma32(F32(0.3027294874), x2, F32(0.3996108174))
+        tt = fma32(tt, x2, F32(0.6666694880))
+        sx, sy = _df_add_dd(sx, sy, (xx * F32(2)).astype(F32), (xy * F32(2)).astype(F32))
+        sx, sy = _df_add_df(sx, sy, ((x2 * xx).astype(F32) * tt).astype(F32))
+        r = (sx + sy).astype(F32)
+        r = np.where(d > F32(1e38), _INF32, r)
+        r = np.where(F32(-1) > d, F32(np.nan), r)
+        r = np.where(d == F32(-1), -_INF32, r)
+        r = np.where((d == 0) & np.signbit(d), F32(-0.0), r)
+        r = np.where(np.isnan(d), d, r)
+    return np.asarray(r, F32)
+
+
+_LIBM = {}
+
+
+def _libm(name):
+    """The C library's float function ``name`` (``expf``, ``log1pf``) through ctypes, or
+    None where there is no libm to load."""
+    if name not in _LIBM:
+        fn = None
+        try:
+            import ctypes
+            import ctypes.util
+            lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+            fn = getattr(lib, name)
+            fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+        except (OSError, AttributeError):
+            fn = None
+        _LIBM[name] = fn
+    return _LIBM[name]
+
+
+def _scalar_tail(name, npfn, x):
+    """ATen's scalar loop over the few elements after the last whole vector block: the C
+    library's float function, element by element (float64 rounded without a libm)."""
+    x = np.asarray(x, F32)
+    fn = _libm(name)
+    if fn is None or x.size > 64:
+        with np.errstate(all="ignore"):
+            return npfn(x.astype(F64)).astype(F32)
+    return np.array([fn(float(v)) for v in x.reshape(-1)], F32).reshape(x.shape)
+
+
+def log_sigmoid(x) -> np.ndarray:
+    """ATen's log_sigmoid forward: ``min(x, 0) - log1p(exp(-|x|))``, in float32 through
+    SLEEF's expf_u10 and log1pf_u10 for every element (its loop loads the tail as a
+    partial vector)."""
+    if x.dtype != F32:
+        with np.errstate(all="ignore"):
+            return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+    with np.errstate(all="ignore"):
+        return (np.minimum(x, F32(0)) - sleef_log1pf(sleef_expf(-np.abs(x)))).astype(F32)
+
+
+def bce_with_logits(x, t, weight=None, pos_weight=None):
+    """The elementwise loss of torch.binary_cross_entropy_with_logits, in ATen's order:
+    ``ls = log_sigmoid(x)`` (times ``(pos_weight - 1)·t + 1``), ``(1 - t)·x - ls``, times
+    ``weight``."""
+    with np.errstate(all="ignore"):
+        ls = log_sigmoid(x)
+        if pos_weight is not None:
+            ls = ls * ((pos_weight - 1) * t + 1)
+        loss = (1 - t) * x - ls
+        if weight is not None:
+            loss = loss * weight
+    return loss.astype(x.dtype, copy=False)
+
+
+def _libm_expf(x):
+    """The C library's ``expf``, for ATen's scalar tails."""
+    return _scalar_tail("expf", np.exp, x)
 
 
 def sigmoid(x) -> np.ndarray:
     """torch.sigmoid: ``1/(1 + exp(-x))``; in float32 the elements of whole 32-element
     blocks (of the flattened tensor) take SLEEF's exp, the rest the C library's."""
+    if x.dtype == F64:
+        # 16-element blocks take SLEEF's double exp (not replicated: numpy's exp), the
+        # rest the C library's exp
+        flat = np.ascontiguousarray(x).reshape(-1)
+        nv = flat.size - flat.size % 16
+        e = np.empty(flat.size, F64)
+        with np.errstate(all="ignore"):
+            e[:nv] = np.exp(-flat[:nv])
+            e[nv:] = [math.exp(-v) if -v < 709.78 else math.inf for v in flat[nv:].tolist()]
+            return (1.0 / (1.0 + e)).reshape(x.shape)
     if x.dtype != F32:
         with np.errstate(all="ignore"):
             return x.dtype.type(1) / (x.dtype.type(1) + np.exp(-x))
@@ -286,17 +418,16 @@ def log_softmax(x, dim: int) -> np.ndarray | None:
 def _vml(name: str, npfn):
     def f(x):
         x = np.asarray(x)
-        if x.dtype == F32:
-            out = mkl.vml(name, x)
-            if out is not None:
-                return out
-            with np.errstate(all="ignore"):
-                return npfn(x.astype(F64)).astype(F32)
+        out = mkl.vml(name, x) if x.dtype in (F32, F64) else None
+        if out is not None:
+            return out
         with np.errstate(all="ignore"):
+            if x.dtype == F32:
+                return npfn(x.astype(F64)).astype(F32)
             return npfn(x)
     f.__name__ = name
-    f.__doc__ = (f"``{npfn.__name__}`` as torch 2.13 computes it: float32 through MKL's vector math "
-                 "(high accuracy) when installed, else in float64 and rounded.")
+    f.__doc__ = (f"``{npfn.__name__}`` as torch 2.13 computes it: through MKL's vector math (high "
+                 "accuracy) when installed, else float32 in float64 and rounded, float64 by numpy.")
     return f
 
 
@@ -309,18 +440,18 @@ sqrt = _vml("sqrt", np.sqrt)
 
 
 def matmul(a, b) -> np.ndarray:
-    """``a @ b`` for 2-D float32 matrices through MKL's sgemm (as torch 2.13), else numpy."""
-    if a.dtype == F32 and b.dtype == F32 and a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0]:
-        out = mkl.sgemm(a, b)
+    """``a @ b`` for 2-D float32/float64 matrices through MKL's gemm (as torch 2.13), else numpy."""
+    if a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0]:
+        out = mkl.gemm(a, b)
         if out is not None:
             return out
     return a @ b
 
 
 def matvec(a, v) -> np.ndarray:
-    """``a @ v`` for a 2-D float32 matrix and a vector (torch.mv) through MKL, else numpy."""
-    if a.dtype == F32 and v.dtype == F32 and a.ndim == 2 and v.ndim == 1 and a.shape[1] == v.shape[0]:
-        out = mkl.sgemv(a, v)
+    """``a @ v`` for a 2-D matrix and a vector (torch.mv) through MKL's gemv, else numpy."""
+    if a.ndim == 2 and v.ndim == 1 and a.shape[1] == v.shape[0]:
+        out = mkl.gemv(a, v)
         if out is not None:
             return out
     return a @ v

@@ -1,5 +1,5 @@
-"""Intel MKL, when its runtime is installed: the vector math and ``sgemm`` PyTorch 2.13's
-CPU build uses, for bit-identical float32 results.
+"""Intel MKL, when its runtime is installed: the vector math and BLAS (gemm, gemv) PyTorch
+2.13's CPU build uses, for bit-identical float32 and float64 results.
 
 Optional (``pip install -e '.[exact]'`` installs the ``mkl`` 2024.2 wheel, the version
 PyTorch 2.13 links). Loaded lazily on first use through ctypes from the running Python's
@@ -21,10 +21,14 @@ import numpy as np
 _lib = None
 _tried = False
 
-_VML = {"exp": "vsExp", "log": "vsLn", "sin": "vsSin", "cos": "vsCos", "tanh": "vsTanh", "sqrt": "vsSqrt"}
+_VML = {"exp": "Exp", "log": "Ln", "sin": "Sin", "cos": "Cos", "tanh": "Tanh", "sqrt": "Sqrt"}
 _VML_HA = 0x2
-_ROW_MAJOR, _NO_TRANS = 101, 111
+_ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 _P = ctypes.POINTER(ctypes.c_float)
+_PD = ctypes.POINTER(ctypes.c_double)
+#: per dtype: (vector math prefix, BLAS prefix, pointer type, scalar type)
+_TYPES = {np.dtype(np.float32): ("vs", "cblas_s", _P, ctypes.c_float),
+          np.dtype(np.float64): ("vd", "cblas_d", _PD, ctypes.c_double)}
 
 
 def _load():
@@ -57,43 +61,62 @@ def available() -> bool:
 
 
 def vml(name: str, x: np.ndarray):
-    """``name`` (exp, log, sin, cos, tanh, sqrt) of a float32 array through MKL, or None."""
+    """``name`` (exp, log, sin, cos, tanh, sqrt) of a float32 or float64 array through MKL's
+    vector math, or None."""
     lib = _load()
-    if lib is None or x.size == 0:
+    kind = _TYPES.get(x.dtype)
+    if lib is None or kind is None or x.size == 0:
         return None
-    a = np.ascontiguousarray(x, dtype=np.float32)
+    a = np.ascontiguousarray(x)
     out = np.empty_like(a)
-    getattr(lib, _VML[name])(ctypes.c_int(a.size), a.ctypes.data_as(_P), out.ctypes.data_as(_P))
+    getattr(lib, kind[0] + _VML[name])(ctypes.c_int(a.size), a.ctypes.data_as(kind[2]), out.ctypes.data_as(kind[2]))
     return out.reshape(x.shape)
 
 
-def sgemm(a: np.ndarray, b: np.ndarray):
-    """``a @ b`` for 2-D float32 arrays through MKL's cblas_sgemm, or None."""
+def _operand(x: np.ndarray):
+    """(buffer, transpose flag, leading dimension) for a row-major cblas call: a
+    transposed view is passed as its contiguous base with the transpose flag, as torch
+    passes its strided tensors to BLAS (a different kernel path, different rounding)."""
+    if x.flags.c_contiguous:
+        return x, _NO_TRANS, x.shape[1]
+    if x.T.flags.c_contiguous:
+        return x.T, _TRANS, x.shape[0]
+    return np.ascontiguousarray(x), _NO_TRANS, x.shape[1]
+
+
+def gemm(a: np.ndarray, b: np.ndarray):
+    """``a @ b`` for 2-D float32/float64 arrays of one dtype through MKL's cblas gemm, or None."""
     lib = _load()
+    kind = _TYPES.get(a.dtype)
     m, k = a.shape
     n = b.shape[1]
-    if lib is None or m == 0 or n == 0 or k == 0:
+    if lib is None or kind is None or b.dtype != a.dtype or m == 0 or n == 0 or k == 0:
         return None
-    a = np.ascontiguousarray(a, dtype=np.float32)
-    b = np.ascontiguousarray(b, dtype=np.float32)
-    out = np.empty((m, n), np.float32)
-    lib.cblas_sgemm(ctypes.c_int(_ROW_MAJOR), ctypes.c_int(_NO_TRANS), ctypes.c_int(_NO_TRANS),
-                    ctypes.c_int(m), ctypes.c_int(n), ctypes.c_int(k), ctypes.c_float(1.0),
-                    a.ctypes.data_as(_P), ctypes.c_int(k), b.ctypes.data_as(_P), ctypes.c_int(n),
-                    ctypes.c_float(0.0), out.ctypes.data_as(_P), ctypes.c_int(n))
+    _, blas, ptr, scalar = kind
+    abuf, ta, lda = _operand(a)
+    bbuf, tb, ldb = _operand(b)
+    out = np.empty((m, n), a.dtype)
+    getattr(lib, blas + "gemm")(
+        ctypes.c_int(_ROW_MAJOR), ctypes.c_int(ta), ctypes.c_int(tb), ctypes.c_int(m), ctypes.c_int(n),
+        ctypes.c_int(k), scalar(1.0), abuf.ctypes.data_as(ptr), ctypes.c_int(lda), bbuf.ctypes.data_as(ptr),
+        ctypes.c_int(ldb), scalar(0.0), out.ctypes.data_as(ptr), ctypes.c_int(n))
     return out
 
 
-def sgemv(a: np.ndarray, v: np.ndarray):
-    """``a @ v`` for a 2-D float32 matrix and vector through MKL's cblas_sgemv, or None."""
+def gemv(a: np.ndarray, v: np.ndarray):
+    """``a @ v`` for a 2-D matrix and a vector of one dtype (float32/float64) through MKL, or None."""
     lib = _load()
+    kind = _TYPES.get(a.dtype)
     m, n = a.shape
-    if lib is None or m == 0 or n == 0:
+    if lib is None or kind is None or v.dtype != a.dtype or m == 0 or n == 0:
         return None
-    a = np.ascontiguousarray(a, dtype=np.float32)
-    v = np.ascontiguousarray(v, dtype=np.float32)
-    out = np.empty(m, np.float32)
-    lib.cblas_sgemv(ctypes.c_int(_ROW_MAJOR), ctypes.c_int(_NO_TRANS), ctypes.c_int(m), ctypes.c_int(n),
-                    ctypes.c_float(1.0), a.ctypes.data_as(_P), ctypes.c_int(n), v.ctypes.data_as(_P),
-                    ctypes.c_int(1), ctypes.c_float(0.0), out.ctypes.data_as(_P), ctypes.c_int(1))
+    _, blas, ptr, scalar = kind
+    abuf, ta, lda = _operand(a)
+    rows, cols = abuf.shape
+    v = np.ascontiguousarray(v)
+    out = np.empty(m, a.dtype)
+    getattr(lib, blas + "gemv")(
+        ctypes.c_int(_ROW_MAJOR), ctypes.c_int(ta), ctypes.c_int(rows), ctypes.c_int(cols), scalar(1.0),
+        abuf.ctypes.data_as(ptr), ctypes.c_int(lda), v.ctypes.data_as(ptr), ctypes.c_int(1), scalar(0.0),
+        out.ctypes.data_as(ptr), ctypes.c_int(1))
     return out

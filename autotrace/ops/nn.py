@@ -546,11 +546,18 @@ def BCE_LOGITS(ctx, g):
     gs = gt = None
     s = x.sigmoid()
     if ctx.needs(0):
+        # ATen's binary_cross_entropy_with_logits_backward, in its order:
+        # ((pw·t + 1 - t)·σ(x) - pw·t, or σ(x) - t) · grad, · weight, / numel for mean
         if pw is not None:
             pt = pw * t
-            gs = scale * (s * (pt + 1 - t) - pt)
+            gs = (pt + 1 - t) * s - pt
         else:
-            gs = scale * (s - t)
+            gs = s - t
+        gs = gs * g
+        if w is not None:
+            gs = gs * w
+        if ctx.reduction == "mean":
+            gs = gs / ctx.n
     if ctx.needs(1):
         if pw is not None:
             gt = scale * ((pw - 1) * -(x.sigmoid().log()) - x)
@@ -568,15 +575,15 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape!r}) must be the same as input size ({input.shape!r})")
     x, t = input._data, target._data.astype(input._data.dtype, copy=False)
-    sp = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)
-    if pos_weight is not None:
-        lw = 1 + (pos_weight._data - 1) * t
-        loss = (1 - t) * x + lw * sp
+    loss = kernels.bce_with_logits(x, t, None if weight is None else weight._data,
+                                   None if pos_weight is None else pos_weight._data)
+    if reduction == "none":
+        out = loss
     else:
-        loss = (1 - t) * x + sp
-    if weight is not None:
-        loss = loss * weight._data
-    out = loss if reduction == "none" else np.sum(loss, dtype=x.dtype) if reduction == "sum" else np.mean(loss, dtype=x.dtype)
+        from .summation import torch_sum
+        out = torch_sum(loss)
+        if reduction == "mean":
+            out = out / x.dtype.type(loss.size)
     return make(BCE_LOGITS, np.asarray(out, dtype=x.dtype), (input, target),
                 save={"self": input, "target": target, "weight": weight, "pos_weight": pos_weight},
                 attrs={"reduction": reduction, "n": x.size})
