@@ -28,7 +28,7 @@ SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[Healt
 
 
 def floats(lo=-30.0, hi=30.0):
-    return st.floats(lo, hi, width=32, allow_nan=False, allow_infinity=False)
+    return st.floats(float(F32(lo)), float(F32(hi)), width=32, allow_nan=False, allow_infinity=False)
 
 
 def arrays(lo=-30.0, hi=30.0, max_size=200):
@@ -65,26 +65,32 @@ def _round32(q: Fraction) -> np.float32:
 @given(floats(-1e3, 1e3), floats(-1e3, 1e3), floats(-1e3, 1e3))
 def test_fma32_is_one_rounding(a, b, c):
     exact = Fraction(float(F32(a))) * Fraction(float(F32(b))) + Fraction(float(F32(c)))
-    assert bits(kernels.fma32(F32(a), F32(b), F32(c))) == bits(_round32(exact))
+    # an exact zero keeps IEEE's sign rules, which float64 applies the same way
+    want = F32(np.float64(F32(a)) * np.float64(F32(b)) + np.float64(F32(c))) if exact == 0 else _round32(exact)
+    assert bits(kernels.fma32(F32(a), F32(b), F32(c))) == bits(want)
 
 
 def test_fma32_corrects_double_rounding_ties():
-    # c sits exactly halfway between two float32 values once a·b (tiny) is added in
-    # float64: the float64 sum rounds onto the midpoint, float32 rounding would then go to
-    # even; one rounding of the exact value goes the other way
-    cases = 0
+    # a·b = 2^-24·(1 + 2^-23)·(1 - 2^-23) = 2^-24 - 2^-70 (times 2^j): added to a float32 c
+    # with an odd last bit, the float64 sum rounds onto the midpoint c + ulp/2, and rounding
+    # that to float32 goes up (to even); the exact value is just below the midpoint, so one
+    # rounding stays at c. The negated case has the remainder on the other side.
     rng = np.random.default_rng(0)
-    for _ in range(2000):
-        c = F32(rng.uniform(1, 2))
-        ulp = np.nextafter(c, F32(3)) - c
-        a = F32(ulp / 2)
-        b = F32(1 + 2.0 ** -23 * rng.integers(1, 8))
-        exact = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
-        want = _round32(exact)
-        naive = F32(np.float64(a) * np.float64(b) + np.float64(c))
-        cases += bits(naive) != bits(want)
-        assert bits(kernels.fma32(a, b, c)) == bits(want)
-    assert cases > 0          # the set really contains cases the naive float64 way gets wrong
+    naive_wrong = 0
+    for _ in range(500):
+        j = int(rng.integers(-20, 20))
+        k = int(rng.integers(0, 2 ** 21))
+        a = F32(2.0 ** (-24 + j) * (1 + 2.0 ** -23))
+        b = F32(1 - 2.0 ** -23)
+        c = F32(2.0 ** j * (1 + (2 * k + 1) * 2.0 ** -23))
+        for sa, sc in ((1, 1), (-1, -1)):
+            aa, cc = F32(sa * a), F32(sc * c)
+            exact = Fraction(float(aa)) * Fraction(float(b)) + Fraction(float(cc))
+            want = _round32(exact)
+            naive = F32(np.float64(aa) * np.float64(b) + np.float64(cc))
+            naive_wrong += int(bits(naive).item() != bits(want).item())
+            assert bits(kernels.fma32(aa, b, cc)) == bits(want)
+    assert naive_wrong == 1000       # every case is one the plain float64 way rounds wrong
 
 
 # -- the replicated kernels against torch --------------------------------------------------------

@@ -148,9 +148,9 @@ def pow_scalar(x, exponent):
         if exponent == 3:
             return (x * x) * x
         if exponent == 0.5:
-            return np.sqrt(x)                    # IEEE sqrt (_mm512_sqrt_ps), not MKL's
+            return sqrt(x)                       # torch.sqrt's (MKL)
         if exponent == -0.5:
-            return F32(1) / np.sqrt(x)
+            return F32(1) / np.sqrt(x)           # rsqrt: 1 / IEEE sqrt (_mm512_sqrt_ps)
         if exponent == -1:
             return F32(1) / x
         if exponent == -2:

@@ -6,8 +6,9 @@ PyTorch 2.13 links). Loaded lazily on first use through ctypes from the running 
 ``lib`` directory (where the wheel puts ``libmkl_rt.so.2``) or the system's library path;
 when it is missing or fails to load, every function returns None and the caller computes
 in numpy. ``AUTOTRACE_MKL=0`` turns it off. Vector math runs in high-accuracy mode
-(``VML_HA``), as PyTorch sets it; MKL runs on one thread (the results do not depend on the
-thread count: sgemm splits rows and columns, not the sum over k).
+(``VML_HA``), as PyTorch sets it, and MKL gets torch's thread count (the CPUs available,
+or ``AUTOTRACE_TORCH_THREADS`` / ``OMP_NUM_THREADS``): how gemm splits a product over
+threads changes the rounding of small products.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ _tried = False
 
 _VML = {"exp": "Exp", "log": "Ln", "sin": "Sin", "cos": "Cos", "tanh": "Tanh", "sqrt": "Sqrt"}
 _VML_HA = 0x2
-_ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
+_ROW_MAJOR, _COL_MAJOR, _NO_TRANS, _TRANS = 101, 102, 111, 112
 _P = ctypes.POINTER(ctypes.c_float)
 _PD = ctypes.POINTER(ctypes.c_double)
 #: per dtype: (vector math prefix, BLAS prefix, pointer type, scalar type)
@@ -45,7 +46,8 @@ def _load():
         except OSError:
             continue
         try:
-            lib.MKL_Set_Num_Threads(ctypes.c_int(1))
+            from .summation import NUM_THREADS
+            lib.MKL_Set_Num_Threads(ctypes.c_int(NUM_THREADS))
             lib.vmlSetMode.restype = ctypes.c_uint
             lib.vmlSetMode(ctypes.c_uint(_VML_HA))
         except AttributeError:
@@ -73,50 +75,107 @@ def vml(name: str, x: np.ndarray):
     return out.reshape(x.shape)
 
 
-def _operand(x: np.ndarray):
-    """(buffer, transpose flag, leading dimension) for a row-major cblas call: a
-    transposed view is passed as its contiguous base with the transpose flag, as torch
-    passes its strided tensors to BLAS (a different kernel path, different rounding)."""
-    if x.flags.c_contiguous:
-        return x, _NO_TRANS, x.shape[1]
-    if x.T.flags.c_contiguous:
-        return x.T, _TRANS, x.shape[0]
-    return np.ascontiguousarray(x), _NO_TRANS, x.shape[1]
+def _strides(x: np.ndarray) -> tuple:
+    return tuple(st // x.itemsize for st in x.strides)
+
+
+def _as_matrix(x, first: int, second: int, rows: int, cols: int):
+    """ATen's ``addmm_impl_cpu_`` choice for one operand: (array, transposed, leading dim).
+    ``first``/``second`` are the stride positions it tests (swapped when C is computed
+    transposed); a layout BLAS cannot take is copied, as torch clones it."""
+    st = _strides(x)
+    if st[first] == 1 and st[second] >= max(1, rows):
+        return x, False
+    if st[second] == 1 and st[first] >= max(1, cols):
+        return x, True
+    return None, None
 
 
 def gemm(a: np.ndarray, b: np.ndarray):
-    """``a @ b`` for 2-D float32/float64 arrays of one dtype through MKL's cblas gemm, or None."""
+    """``a @ b`` for 2-D float32/float64 arrays of one dtype through MKL's gemm, called the
+    way torch 2.13's ``addmm_impl_cpu_`` calls BLAS: column-major, C computed transposed
+    when it is row-major, each operand passed as stored (its strides decide the transpose
+    flag and leading dimension) and ``normalize_last_dims`` applied. The same call gives
+    the same rounding. None when MKL is not available."""
     lib = _load()
     kind = _TYPES.get(a.dtype)
-    m, k = a.shape
-    n = b.shape[1]
-    if lib is None or kind is None or b.dtype != a.dtype or m == 0 or n == 0 or k == 0:
+    M, K = a.shape
+    N = b.shape[1]
+    if lib is None or kind is None or b.dtype != a.dtype or M == 0 or N == 0 or K == 0:
         return None
     _, blas, ptr, scalar = kind
-    abuf, ta, lda = _operand(a)
-    bbuf, tb, ldb = _operand(b)
-    out = np.empty((m, n), a.dtype)
+    out = np.zeros((M, N), a.dtype)
+    cs = (N, 1)
+    if cs[0] == 1 and (N == 1 or cs[1] >= max(1, M)):
+        tc, m1, m2, m, n = False, a, b, M, N
+    else:
+        tc, m1, m2, m, n = True, b, a, N, M
+    ldc = cs[0] if tc else cs[1]
+    k = K
+    i, j = (1, 0) if tc else (0, 1)
+    ops = []
+    for x, rows, cols in ((m1, m, k), (m2, k, n)):
+        arr, trans = _as_matrix(x, i, j, rows, cols)
+        if arr is None:                        # torch clones it contiguous
+            trans = not tc
+            arr = np.ascontiguousarray(x)
+        st = _strides(arr)
+        ld = st[1] if trans == tc else st[0]
+        ops.append((arr, trans, ld))
+    (A, ta, lda), (B, tb, ldb) = ops
+    # normalize_last_dims (aten/src/ATen/native/CPUBlas.cpp)
+    if n == 1:
+        ldc = m
+    if ta:
+        if m == 1:
+            lda = k
+    elif k == 1:
+        lda = m
+    if tb:
+        if k == 1:
+            ldb = n
+    elif n == 1:
+        ldb = k
+    if lda < max(1, k if ta else m) or ldb < max(1, n if tb else k) or ldc < max(1, m):
+        return None                            # a layout BLAS would reject: numpy computes it
     getattr(lib, blas + "gemm")(
-        ctypes.c_int(_ROW_MAJOR), ctypes.c_int(ta), ctypes.c_int(tb), ctypes.c_int(m), ctypes.c_int(n),
-        ctypes.c_int(k), scalar(1.0), abuf.ctypes.data_as(ptr), ctypes.c_int(lda), bbuf.ctypes.data_as(ptr),
-        ctypes.c_int(ldb), scalar(0.0), out.ctypes.data_as(ptr), ctypes.c_int(n))
+        ctypes.c_int(_COL_MAJOR), ctypes.c_int(_TRANS if ta else _NO_TRANS), ctypes.c_int(_TRANS if tb else _NO_TRANS),
+        ctypes.c_int(m), ctypes.c_int(n), ctypes.c_int(k), scalar(1.0), A.ctypes.data_as(ptr), ctypes.c_int(lda),
+        B.ctypes.data_as(ptr), ctypes.c_int(ldb), scalar(0.0), out.ctypes.data_as(ptr), ctypes.c_int(ldc))
     return out
 
 
 def gemv(a: np.ndarray, v: np.ndarray):
-    """``a @ v`` for a 2-D matrix and a vector of one dtype (float32/float64) through MKL, or None."""
+    """``a @ v`` for a 2-D matrix and a vector of one dtype (float32/float64) through MKL's
+    gemv, called as torch 2.13's ``addmv`` calls it: column-major, ``'n'`` when the matrix
+    is stored column by column, ``'t'`` when row by row (else a contiguous copy, ``'t'``).
+    None when MKL is not available."""
     lib = _load()
     kind = _TYPES.get(a.dtype)
     m, n = a.shape
     if lib is None or kind is None or v.dtype != a.dtype or m == 0 or n == 0:
         return None
     _, blas, ptr, scalar = kind
-    abuf, ta, lda = _operand(a)
-    rows, cols = abuf.shape
-    v = np.ascontiguousarray(v)
-    out = np.empty(m, a.dtype)
+
+    def lda_cond(rows, cols, ld):
+        return cols == 1 or ld >= max(1, rows)
+
+    st = _strides(a)
+    if st[0] == 1 and lda_cond(m, n, st[1]):
+        A, trans, rows, cols, lda = a, _NO_TRANS, m, n, st[1]
+    elif st[1] == 1 and lda_cond(n, m, st[0]):
+        A, trans, rows, cols, lda = a, _TRANS, n, m, st[0]
+    else:
+        A = np.ascontiguousarray(a)
+        trans, rows, cols, lda = _TRANS, n, m, n
+    if cols == 1:
+        lda = rows                             # at::native::gemv's normalization
+    if lda < max(1, rows):
+        return None
+    vv = np.ascontiguousarray(v)
+    out = np.zeros(m, a.dtype)
     getattr(lib, blas + "gemv")(
-        ctypes.c_int(_ROW_MAJOR), ctypes.c_int(ta), ctypes.c_int(rows), ctypes.c_int(cols), scalar(1.0),
-        abuf.ctypes.data_as(ptr), ctypes.c_int(lda), v.ctypes.data_as(ptr), ctypes.c_int(1), scalar(0.0),
+        ctypes.c_int(_COL_MAJOR), ctypes.c_int(trans), ctypes.c_int(rows), ctypes.c_int(cols), scalar(1.0),
+        A.ctypes.data_as(ptr), ctypes.c_int(lda), vv.ctypes.data_as(ptr), ctypes.c_int(1), scalar(0.0),
         out.ctypes.data_as(ptr), ctypes.c_int(1))
     return out
