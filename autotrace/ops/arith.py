@@ -12,6 +12,7 @@ from .. import dtypes
 from ..tensor import Tensor
 from .. import record as _record
 from .errors import broadcast_error
+from . import kernels
 from . import (OPERANDS, RESULT, BadOperand, _type_word, as_tensor_arg, check_inplace, commit_inplace, export, make,
                op, wrap_scalar)
 
@@ -68,7 +69,7 @@ def add(input, other, *, alpha=1):
     """``input + alpha * other`` (torch.add)."""
     a, b, ad, bd, dt = _binary(input, other)
     try:
-        out = ad + (bd if alpha == 1 else bd * alpha)
+        out = ad + bd if alpha == 1 else kernels.add_alpha(*np.broadcast_arrays(ad, bd), alpha)
     except ValueError:
         raise broadcast_error(ad.shape, bd.shape) from None
     return make(ADD, _arr(out), (a, b), attrs={"alpha": alpha}, dtype=dt)
@@ -89,7 +90,7 @@ def sub(input, other, *, alpha=1):
     if a._dtype is dtypes.bool_ or b._dtype is dtypes.bool_:
         _bool_sub_error(a, b)
     try:
-        out = ad - (bd if alpha == 1 else bd * alpha)
+        out = ad - bd if alpha == 1 else kernels.add_alpha(*np.broadcast_arrays(ad, bd), -alpha)
     except ValueError:
         raise broadcast_error(ad.shape, bd.shape) from None
     return make(SUB, _arr(out), (a, b), attrs={"alpha": alpha}, dtype=dt)
@@ -387,7 +388,9 @@ def pow(input, exponent):
         if dt.category != dtypes.FLOAT and isinstance(exponent, int) and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            if exponent == 2:
+            if dt.category == dtypes.FLOAT:
+                out = kernels.pow_scalar(x, exponent)
+            elif exponent == 2:
                 out = x * x
             elif exponent == 1:
                 out = x.copy()

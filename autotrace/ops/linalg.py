@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import grad_mode
 from ..tensor import _CPP_TYPE, Tensor
+from . import kernels
 from . import export, make, op
 
 
@@ -63,7 +64,7 @@ def mv(input, vec):
     if input._dtype is not vec._dtype:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_word(vec)}, {_word(input)}, "
                            f"and {_word(vec)}")
-    out = input._data @ vec._data
+    out = kernels.matvec(input._data, vec._data)
     return make(MV, np.asarray(out), (input, vec), save={"self": input, "vec": vec})
 
 
@@ -86,7 +87,7 @@ def mm(input, mat2):
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
     _same_dtype(input, mat2, "mm")
-    return make(MM, a @ b, (input, mat2), save={"self": input if mat2._requires_grad else None,
+    return make(MM, kernels.matmul(a, b), (input, mat2), save={"self": input if mat2._requires_grad else None,
                                                   "mat2": mat2 if input._requires_grad else None})
 
 
@@ -247,7 +248,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         raise RuntimeError(f"{'mat1' if a is mat1 else 'self'} and mat2 must have the same dtype, but got "
                            f"{_word(a)} and {_word(b)}")
     try:
-        out = mat1._data @ mat2._data
+        out = kernels.matmul(mat1._data, mat2._data)
     except ValueError:
         a, b = mat1._data.shape, mat2._data.shape
         if len(a) != 2 or len(b) != 2:

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import diagnostics, dtypes
 from ..tensor import Tensor, wrap_dim
+from . import kernels
 from . import FUNCTIONAL, RESULT, check_inplace, commit_inplace, export, make, op
 from .unary import relu, sigmoid, tanh, zeros_like_grad
 
@@ -190,7 +191,7 @@ def SILU(ctx, g):
 @export(functional=("silu",))
 def silu(input, inplace=False):
     """``x·σ(x)`` (SiluBackward0)."""
-    from .unary import _sigmoid
+    from .kernels import sigmoid as _sigmoid
     x = input._data
     return make(SILU, np.asarray(x * _sigmoid(x), dtype=x.dtype), (input,), save={"self": input})
 
@@ -243,9 +244,11 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if x.ndim == 0:
         out = np.ones_like(x)
     else:
-        with np.errstate(invalid="ignore"):
-            e = np.exp(x - np.max(x, axis=dim, keepdims=True))
-            out = e / np.sum(e, axis=dim, keepdims=True)
+        out = kernels.softmax(x, dim)
+        if out is None:
+            with np.errstate(invalid="ignore"):
+                e = np.exp(x - np.max(x, axis=dim, keepdims=True))
+                out = e / np.sum(e, axis=dim, keepdims=True)
     return make(SOFTMAX, np.asarray(out, dtype=x.dtype), (input,), save={"result": RESULT}, attrs={"dim": dim})
 
 
@@ -268,7 +271,9 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if input._dtype.category != dtypes.FLOAT:
         _int_softmax_error("log_softmax", input, dim)
     x = input._data
-    out = np.zeros_like(x) if x.ndim == 0 else _np_log_softmax(x, dim)
+    out = np.zeros_like(x) if x.ndim == 0 else kernels.log_softmax(x, dim)
+    if out is None:
+        out = _np_log_softmax(x, dim)
     return make(LOG_SOFTMAX, np.asarray(out, dtype=x.dtype), (input,), save={"result": RESULT},
                 attrs={"dim": dim})
 
@@ -541,11 +546,18 @@ def BCE_LOGITS(ctx, g):
     gs = gt = None
     s = x.sigmoid()
     if ctx.needs(0):
+        # ATen's binary_cross_entropy_with_logits_backward, in its order:
+        # ((pw·t + 1 - t)·σ(x) - pw·t, or σ(x) - t) · grad, · weight, / numel for mean
         if pw is not None:
             pt = pw * t
-            gs = scale * (s * (pt + 1 - t) - pt)
+            gs = (pt + 1 - t) * s - pt
         else:
-            gs = scale * (s - t)
+            gs = s - t
+        gs = gs * g
+        if w is not None:
+            gs = gs * w
+        if ctx.reduction == "mean":
+            gs = gs / ctx.n
     if ctx.needs(1):
         if pw is not None:
             gt = scale * ((pw - 1) * -(x.sigmoid().log()) - x)
@@ -563,15 +575,15 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape!r}) must be the same as input size ({input.shape!r})")
     x, t = input._data, target._data.astype(input._data.dtype, copy=False)
-    sp = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)
-    if pos_weight is not None:
-        lw = 1 + (pos_weight._data - 1) * t
-        loss = (1 - t) * x + lw * sp
+    loss = kernels.bce_with_logits(x, t, None if weight is None else weight._data,
+                                   None if pos_weight is None else pos_weight._data)
+    if reduction == "none":
+        out = loss
     else:
-        loss = (1 - t) * x + sp
-    if weight is not None:
-        loss = loss * weight._data
-    out = loss if reduction == "none" else np.sum(loss, dtype=x.dtype) if reduction == "sum" else np.mean(loss, dtype=x.dtype)
+        from .summation import torch_sum
+        out = torch_sum(loss)
+        if reduction == "mean":
+            out = out / x.dtype.type(loss.size)
     return make(BCE_LOGITS, np.asarray(out, dtype=x.dtype), (input, target),
                 save={"self": input, "target": target, "weight": weight, "pos_weight": pos_weight},
                 attrs={"reduction": reduction, "n": x.size})

@@ -17,6 +17,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor
 from .errors import broadcast_error
+from . import kernels
 from . import RESULT, as_tensor_arg, check_inplace, commit_inplace, export, make, op
 
 
@@ -75,9 +76,9 @@ def _unary(name, node, npfn, vjp, local, backward, save="self", torch_names=None
     return fn
 
 
-exp = _unary("exp", "ExpBackward0", np.exp, "grad * result", "exp(self)",
+exp = _unary("exp", "ExpBackward0", kernels.exp, "grad * result", "exp(self)",
              lambda ctx, g: (g * ctx.result,), save="result")
-log = _unary("log", "LogBackward0", np.log, "grad / self", "1/self",
+log = _unary("log", "LogBackward0", kernels.log, "grad / self", "1/self",
              lambda ctx, g: (g / ctx.self,))
 log2 = _unary("log2", "Log2Backward0", np.log2, "grad / (self * ln 2)", "1/(self·ln 2)",
               lambda ctx, g: (g / (ctx.self * math.log(2.0)),))
@@ -87,24 +88,24 @@ log1p = _unary("log1p", "Log1PBackward0", np.log1p, "grad / (1 + self)", "1/(1+s
                lambda ctx, g: (g / (ctx.self + 1),))
 expm1 = _unary("expm1", "Expm1Backward0", np.expm1, "grad * (result + 1)", "exp(self)",
                lambda ctx, g: (g * (ctx.result + 1),), save="result")
-sqrt = _unary("sqrt", "SqrtBackward0", np.sqrt, "grad / (2 * result)", "1/(2·√self)",
+sqrt = _unary("sqrt", "SqrtBackward0", kernels.sqrt, "grad / (2 * result)", "1/(2·√self)",
               lambda ctx, g: (g / (ctx.result * 2),), save="result")
 rsqrt = _unary("rsqrt", "RsqrtBackward0", lambda x: 1 / np.sqrt(x), "-0.5 * grad * result³",
                "−½·self^(−3/2)", lambda ctx, g: (g * (ctx.result.pow(3) * -0.5),), save="result")
 reciprocal = _unary("reciprocal", "ReciprocalBackward0", lambda x: 1 / x,
                     "-grad * result²", "−1/self²", lambda ctx, g: (-g * (ctx.result * ctx.result),),
                     save="result")
-sin = _unary("sin", "SinBackward0", np.sin, "grad * cos(self)", "cos(self)",
+sin = _unary("sin", "SinBackward0", kernels.sin, "grad * cos(self)", "cos(self)",
              lambda ctx, g: (g * ctx.self.cos(),))
-cos = _unary("cos", "CosBackward0", np.cos, "-grad * sin(self)", "−sin(self)",
+cos = _unary("cos", "CosBackward0", kernels.cos, "-grad * sin(self)", "−sin(self)",
              lambda ctx, g: (g * -ctx.self.sin(),))
 tan = _unary("tan", "TanBackward0", np.tan, "grad * (1 + result²)", "1 + tan²(self)",
              lambda ctx, g: (g * (ctx.result * ctx.result + 1),), save="result")
-tanh = _unary("tanh", "TanhBackward0", np.tanh, "grad * (1 - result²)", "1 − tanh²(self)",
-              lambda ctx, g: (g * (1 - ctx.result * ctx.result),), save="result")
-sigmoid = _unary("sigmoid", "SigmoidBackward0", lambda x: _sigmoid(x),
+tanh = _unary("tanh", "TanhBackward0", kernels.tanh, "grad * (1 - result²)", "1 − tanh²(self)",
+              lambda ctx, g: (_tanh_backward(g, ctx.result),), save="result")
+sigmoid = _unary("sigmoid", "SigmoidBackward0", lambda x: kernels.sigmoid(x),
                  "grad * result * (1 - result)", "σ(self)·(1 − σ(self))",
-                 lambda ctx, g: (g * (ctx.result * (1 - ctx.result)),), save="result")
+                 lambda ctx, g: ((g * (1 - ctx.result)) * ctx.result,), save="result")
 abs = _unary("abs", "AbsBackward0", np.abs, "grad * sign(self)", "sign(self)  (0 at 0)",
              lambda ctx, g: (g * ctx.self.sign(),), tensor_names=("abs", "__abs__", "absolute"),
              torch_names=("abs", "absolute"),
@@ -120,13 +121,15 @@ trunc = _unary("trunc", "TruncBackward0", np.trunc, "0", "0", lambda ctx, g: (ze
 frac = _unary("frac", "FracBackward0", lambda x: x - np.trunc(x), "grad", "1", lambda ctx, g: (g,), save=None)
 
 
-def _sigmoid(x):
-    out = np.empty_like(x)
-    pos = x >= 0
-    out[pos] = 1 / (1 + np.exp(-x[pos]))
-    e = np.exp(x[~pos])
-    out[~pos] = e / (1 + e)
-    return out
+def _tanh_backward(g, y):
+    """``grad · (1 - y²)`` as torch's kernel computes it (a fused ``1 - y·y``); with
+    create_graph the same formula in Tensor ops, so it can be differentiated again."""
+    from .. import grad_mode
+
+    if grad_mode.enabled or g._data.dtype != np.float32 or y._data.dtype != np.float32:
+        return g * (1 - y * y)
+    gd, yd = np.broadcast_arrays(g._data, y._data)
+    return Tensor._make(kernels.tanh_backward(gd, yd))
 
 
 def _relu_backward(ctx, g):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ops import kernels
 from ..tensor import Tensor
 
 
@@ -108,8 +109,9 @@ class SGD(Optimizer):
         dt = x.dtype
         g = -grad if group["maximize"] else grad
         wd, mom = group["weight_decay"], group["momentum"]
+        # torch's _single_tensor_sgd: every Tensor.add(other, alpha=a) is one fused fma(a, other, self)
         if wd != 0:
-            g = g + _s(wd, dt) * x
+            g = _add(g, x, wd)
         if mom != 0:
             st = self._state(p)
             buf = st.get("momentum_buffer")
@@ -118,9 +120,16 @@ class SGD(Optimizer):
             else:
                 b = buf._data
                 b *= _s(mom, dt)
-                b += _s(1 - group["dampening"], dt) * g
-            g = g + _s(mom, dt) * buf._data if group["nesterov"] else buf._data
-        x += _s(-group["lr"], dt) * g
+                b[...] = _add(b, g, 1 - group["dampening"])
+            g = _add(g, buf._data, mom) if group["nesterov"] else buf._data
+        x[...] = _add(x, g, -group["lr"])
+
+
+def _add(a, b, alpha):
+    """``a.add(b, alpha=alpha)`` as torch computes it (fused for alpha != 1)."""
+    if alpha == 1:
+        return a + b
+    return kernels.add_alpha(*np.broadcast_arrays(a, b), alpha)
 
 
 class Adam(Optimizer):
@@ -164,11 +173,11 @@ class Adam(Optimizer):
             if group["decoupled_weight_decay"]:
                 x *= _s(1 - lr * wd, dt)
             else:
-                g = g + _s(wd, dt) * x
+                g = _add(g, x, wd)
         m, v = st["exp_avg"]._data, st["exp_avg_sq"]._data
-        m += _s(1 - b1, dt) * (g - m)                 # lerp_(grad, 1 - beta1), weight < 0.5
+        m[...] = kernels.lerp(m, g, _s(1 - b1, dt))      # exp_avg.lerp_(grad, 1 - beta1)
         v *= _s(b2, dt)
-        v += _s(1 - b2, dt) * (g * g)                 # addcmul_(grad, grad, 1 - beta2)
+        v[...] = kernels.addcmul(v, g, g, 1 - b2)        # exp_avg_sq.addcmul_(grad, grad, 1 - beta2)
         bc1 = 1 - b1 ** step
         bc2 = 1 - b2 ** step
         step_size = lr / bc1
@@ -176,10 +185,10 @@ class Adam(Optimizer):
         if group["amsgrad"]:
             mx = st["max_exp_avg_sq"]._data
             np.maximum(mx, v, out=mx)
-            denom = np.sqrt(mx) / _s(bc2_sqrt, dt) + _s(eps, dt)
+            denom = kernels.sqrt(mx) / _s(bc2_sqrt, dt) + _s(eps, dt)
         else:
-            denom = np.sqrt(v) / _s(bc2_sqrt, dt) + _s(eps, dt)
-        x += _s(-step_size, dt) * (m / denom)         # addcdiv_(exp_avg, denom, -step_size)
+            denom = kernels.sqrt(v) / _s(bc2_sqrt, dt) + _s(eps, dt)
+        x[...] = kernels.addcdiv(x, m, denom, -step_size)   # param.addcdiv_(exp_avg, denom, -step_size)
 
 
 class AdamW(Adam):

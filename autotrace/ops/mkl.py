@@ -1,0 +1,181 @@
+"""Intel MKL, when its runtime is installed: the vector math and BLAS (gemm, gemv) PyTorch
+2.13's CPU build uses, for bit-identical float32 and float64 results.
+
+Optional (``pip install -e '.[exact]'`` installs the ``mkl`` 2024.2 wheel, the version
+PyTorch 2.13 links). Loaded lazily on first use through ctypes from the running Python's
+``lib`` directory (where the wheel puts ``libmkl_rt.so.2``) or the system's library path;
+when it is missing or fails to load, every function returns None and the caller computes
+in numpy. ``AUTOTRACE_MKL=0`` turns it off. Vector math runs in high-accuracy mode
+(``VML_HA``), as PyTorch sets it, and MKL gets torch's thread count (the CPUs available,
+or ``AUTOTRACE_TORCH_THREADS`` / ``OMP_NUM_THREADS``): how gemm splits a product over
+threads changes the rounding of small products.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+
+import numpy as np
+
+_lib = None
+_tried = False
+
+_VML = {"exp": "Exp", "log": "Ln", "sin": "Sin", "cos": "Cos", "tanh": "Tanh", "sqrt": "Sqrt"}
+_VML_HA = 0x2
+_ROW_MAJOR, _COL_MAJOR, _NO_TRANS, _TRANS = 101, 102, 111, 112
+_P = ctypes.POINTER(ctypes.c_float)
+_PD = ctypes.POINTER(ctypes.c_double)
+#: per dtype: (vector math prefix, BLAS prefix, pointer type, scalar type)
+_TYPES = {np.dtype(np.float32): ("vs", "cblas_s", _P, ctypes.c_float),
+          np.dtype(np.float64): ("vd", "cblas_d", _PD, ctypes.c_double)}
+
+
+def _load():
+    global _lib, _tried
+    if _tried:
+        return _lib
+    _tried = True
+    if os.environ.get("AUTOTRACE_MKL", "1") == "0":
+        return None
+    candidates = [os.path.join(sys.prefix, "lib", "libmkl_rt.so.2"), "libmkl_rt.so.2", "libmkl_rt.so"]
+    for path in candidates:
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        try:
+            from .summation import NUM_THREADS
+            lib.MKL_Set_Num_Threads(ctypes.c_int(NUM_THREADS))
+            lib.vmlSetMode.restype = ctypes.c_uint
+            lib.vmlSetMode(ctypes.c_uint(_VML_HA))
+        except AttributeError:
+            continue
+        _lib = lib
+        return lib
+    return None
+
+
+def available() -> bool:
+    """True when MKL's runtime could be loaded."""
+    return _load() is not None
+
+
+def vml(name: str, x: np.ndarray):
+    """``name`` (exp, log, sin, cos, tanh, sqrt) of a float32 or float64 array through MKL's
+    vector math, or None."""
+    lib = _load()
+    kind = _TYPES.get(x.dtype)
+    if lib is None or kind is None or x.size == 0:
+        return None
+    a = np.ascontiguousarray(x)
+    out = np.empty_like(a)
+    getattr(lib, kind[0] + _VML[name])(ctypes.c_int(a.size), a.ctypes.data_as(kind[2]), out.ctypes.data_as(kind[2]))
+    return out.reshape(x.shape)
+
+
+def _strides(x: np.ndarray) -> tuple:
+    return tuple(st // x.itemsize for st in x.strides)
+
+
+def _as_matrix(x, first: int, second: int, rows: int, cols: int):
+    """ATen's ``addmm_impl_cpu_`` choice for one operand: (array, transposed, leading dim).
+    ``first``/``second`` are the stride positions it tests (swapped when C is computed
+    transposed); a layout BLAS cannot take is copied, as torch clones it."""
+    st = _strides(x)
+    if st[first] == 1 and st[second] >= max(1, rows):
+        return x, False
+    if st[second] == 1 and st[first] >= max(1, cols):
+        return x, True
+    return None, None
+
+
+def gemm(a: np.ndarray, b: np.ndarray):
+    """``a @ b`` for 2-D float32/float64 arrays of one dtype through MKL's gemm, called the
+    way torch 2.13's ``addmm_impl_cpu_`` calls BLAS: column-major, C computed transposed
+    when it is row-major, each operand passed as stored (its strides decide the transpose
+    flag and leading dimension) and ``normalize_last_dims`` applied. The same call gives
+    the same rounding. None when MKL is not available."""
+    lib = _load()
+    kind = _TYPES.get(a.dtype)
+    M, K = a.shape
+    N = b.shape[1]
+    if lib is None or kind is None or b.dtype != a.dtype or M == 0 or N == 0 or K == 0:
+        return None
+    _, blas, ptr, scalar = kind
+    out = np.zeros((M, N), a.dtype)
+    cs = (N, 1)
+    if cs[0] == 1 and (N == 1 or cs[1] >= max(1, M)):
+        tc, m1, m2, m, n = False, a, b, M, N
+    else:
+        tc, m1, m2, m, n = True, b, a, N, M
+    ldc = cs[0] if tc else cs[1]
+    k = K
+    i, j = (1, 0) if tc else (0, 1)
+    ops = []
+    for x, rows, cols in ((m1, m, k), (m2, k, n)):
+        arr, trans = _as_matrix(x, i, j, rows, cols)
+        if arr is None:                        # torch clones it contiguous
+            trans = not tc
+            arr = np.ascontiguousarray(x)
+        st = _strides(arr)
+        ld = st[1] if trans == tc else st[0]
+        ops.append((arr, trans, ld))
+    (A, ta, lda), (B, tb, ldb) = ops
+    # normalize_last_dims (aten/src/ATen/native/CPUBlas.cpp)
+    if n == 1:
+        ldc = m
+    if ta:
+        if m == 1:
+            lda = k
+    elif k == 1:
+        lda = m
+    if tb:
+        if k == 1:
+            ldb = n
+    elif n == 1:
+        ldb = k
+    if lda < max(1, k if ta else m) or ldb < max(1, n if tb else k) or ldc < max(1, m):
+        return None                            # a layout BLAS would reject: numpy computes it
+    getattr(lib, blas + "gemm")(
+        ctypes.c_int(_COL_MAJOR), ctypes.c_int(_TRANS if ta else _NO_TRANS), ctypes.c_int(_TRANS if tb else _NO_TRANS),
+        ctypes.c_int(m), ctypes.c_int(n), ctypes.c_int(k), scalar(1.0), A.ctypes.data_as(ptr), ctypes.c_int(lda),
+        B.ctypes.data_as(ptr), ctypes.c_int(ldb), scalar(0.0), out.ctypes.data_as(ptr), ctypes.c_int(ldc))
+    return out
+
+
+def gemv(a: np.ndarray, v: np.ndarray):
+    """``a @ v`` for a 2-D matrix and a vector of one dtype (float32/float64) through MKL's
+    gemv, called as torch 2.13's ``addmv`` calls it: column-major, ``'n'`` when the matrix
+    is stored column by column, ``'t'`` when row by row (else a contiguous copy, ``'t'``).
+    None when MKL is not available."""
+    lib = _load()
+    kind = _TYPES.get(a.dtype)
+    m, n = a.shape
+    if lib is None or kind is None or v.dtype != a.dtype or m == 0 or n == 0:
+        return None
+    _, blas, ptr, scalar = kind
+
+    def lda_cond(rows, cols, ld):
+        return cols == 1 or ld >= max(1, rows)
+
+    st = _strides(a)
+    if st[0] == 1 and lda_cond(m, n, st[1]):
+        A, trans, rows, cols, lda = a, _NO_TRANS, m, n, st[1]
+    elif st[1] == 1 and lda_cond(n, m, st[0]):
+        A, trans, rows, cols, lda = a, _TRANS, n, m, st[0]
+    else:
+        A = np.ascontiguousarray(a)
+        trans, rows, cols, lda = _TRANS, n, m, n
+    if cols == 1:
+        lda = rows                             # at::native::gemv's normalization
+    if lda < max(1, rows):
+        return None
+    vv = np.ascontiguousarray(v)
+    out = np.zeros(m, a.dtype)
+    getattr(lib, blas + "gemv")(
+        ctypes.c_int(_COL_MAJOR), ctypes.c_int(trans), ctypes.c_int(rows), ctypes.c_int(cols), scalar(1.0),
+        A.ctypes.data_as(ptr), ctypes.c_int(lda), vv.ctypes.data_as(ptr), ctypes.c_int(1), scalar(0.0),
+        out.ctypes.data_as(ptr), ctypes.c_int(1))
+    return out

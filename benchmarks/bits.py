@@ -1,0 +1,141 @@
+"""Bit-identity of autotrace's float32 results with PyTorch's, op by op.
+
+    python benchmarks/bits.py [--seed N] [--mkl | --no-mkl]
+
+For each op it draws random inputs at several sizes (1 element up to a few thousand, so
+both ATen's vectorized blocks and its scalar tails are hit), runs the op in PyTorch (the
+installed build: the table says which CPU capability it uses) and in autotrace, and counts
+the elements whose bits are identical and the tensors that are identical whole. The op
+list is the replicated ones (fused forms, SLEEF, ATen's reductions) and the ones that go
+through MKL (exact only with the optional mkl runtime: `--no-mkl` shows the pure numpy
+fallback). Needs torch (the test extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+SIZES = (1, 3, 16, 17, 31, 32, 33, 64, 100, 257, 1000, 4099)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=0)
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--no-mkl", action="store_true", help="measure the pure numpy fallback")
+    args = ap.parse_args(argv)
+    if args.no_mkl:
+        os.environ["AUTOTRACE_MKL"] = "0"
+    import torch
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+    from autotrace.ops import mkl
+    from autotrace.tensor import Tensor
+    from autotrace.torch_api import modules
+
+    M = modules()
+    at, atF = M["torch"], M["torch.nn.functional"]
+    rng = np.random.default_rng(args.seed)
+
+    def ours(a, grad=False):
+        t = Tensor._make(np.array(a, copy=True))
+        return t.requires_grad_(True) if grad else t
+
+    def theirs(a, grad=False):
+        t = torch.from_numpy(np.array(a, copy=True))
+        return t.requires_grad_(True) if grad else t
+
+    def normal(n, scale=3.0):
+        return (rng.standard_normal(n) * scale).astype(np.float32)
+
+    def pos(n):
+        return (np.abs(rng.standard_normal(n)) * 3 + 0.01).astype(np.float32)
+
+    def fwd(fn, make=normal):
+        def case(n):
+            a = make(n)
+            return fn(theirs(a), torch).detach().numpy(), fn(ours(a), at)._data
+        return case
+
+    def bwd(fn, make=normal):
+        def case(n):
+            a, g = make(n), normal(n, 1.0)
+            ta, oa = theirs(a, True), ours(a, True)
+            fn(ta, torch).backward(theirs(g))
+            fn(oa, at).backward(ours(g))
+            return ta.grad.numpy(), oa.grad._data
+        return case
+
+    def two(fn, make=normal):
+        def case(n):
+            a, b = make(n), make(n)
+            return fn(theirs(a), theirs(b), torch).detach().numpy(), fn(ours(a), ours(b), at)._data
+        return case
+
+    def rows(fn):
+        def case(n):
+            a = normal((max(1, 4096 // max(n, 1)), n))
+            return fn(theirs(a), torch).detach().numpy(), fn(ours(a), at)._data
+        return case
+
+    def matmul(k):
+        def case(n):
+            a, b = normal((n, k), 1.0), normal((k, n), 1.0)
+            return (theirs(a) @ theirs(b)).numpy(), (ours(a) @ ours(b))._data
+        return case
+
+    def linspace(n):
+        s, e = float(rng.uniform(-10, 0)), float(rng.uniform(0, 10))
+        return torch.linspace(s, e, n).numpy(), at.linspace(s, e, n)._data
+
+    cases = [
+        ("add(alpha=-0.05)", "fused", two(lambda x, y, L: L.add(x, y, alpha=-0.05))),
+        ("sub(alpha=0.3)", "fused", two(lambda x, y, L: L.sub(x, y, alpha=0.3))),
+        ("linspace", "fused", linspace),
+        ("x**2", "pow form", fwd(lambda x, L: x ** 2)),
+        ("x**3", "pow form", fwd(lambda x, L: x ** 3)),
+        ("x**-0.5", "pow form", fwd(lambda x, L: x ** -0.5, pos)),
+        ("x**-2", "pow form", fwd(lambda x, L: x ** -2)),
+        ("x**2.5", "float64", fwd(lambda x, L: x ** 2.5, pos)),
+        ("sigmoid", "SLEEF", fwd(lambda x, L: x.sigmoid())),
+        ("sigmoid backward", "formula", bwd(lambda x, L: x.sigmoid())),
+        ("tanh backward", "fused", bwd(lambda x, L: x.tanh())),
+        ("softmax(dim=-1)", "SLEEF", rows(lambda x, L: x.softmax(-1))),
+        ("log_softmax(dim=-1)", "SLEEF", rows(lambda x, L: x.log_softmax(-1))),
+        ("sum", "cascade", fwd(lambda x, L: x.sum())),
+        ("mean", "cascade", fwd(lambda x, L: x.mean())),
+        ("exp", "MKL", fwd(lambda x, L: x.exp())),
+        ("log", "MKL", fwd(lambda x, L: x.log(), pos)),
+        ("sin", "MKL", fwd(lambda x, L: x.sin())),
+        ("cos", "MKL", fwd(lambda x, L: x.cos())),
+        ("tanh", "MKL", fwd(lambda x, L: x.tanh())),
+        ("sqrt", "MKL", fwd(lambda x, L: x.sqrt(), pos)),
+        ("mm, k=2", "MKL", matmul(2)),
+        ("mm, k=16", "MKL", matmul(16)),
+        ("mm, k=100", "MKL", matmul(100)),
+    ]
+    cap = torch.backends.cpu.get_cpu_capability()
+    print(f"torch {torch.__version__} (CPU capability {cap}); autotrace with MKL: "
+          f"{'yes' if mkl.available() else 'no (pure numpy fallback)'}; sizes {', '.join(map(str, SIZES))}")
+    print()
+    print(f"| op | how autotrace computes it | elements identical | tensors identical |")
+    print("|---|---|---|---|")
+    for name, how, case in cases:
+        same = total = whole = 0
+        for n in SIZES:
+            t, o = case(n)
+            t = np.asarray(t, np.float32).reshape(-1)
+            o = np.asarray(o, np.float32).reshape(-1)
+            eq = t.view(np.uint32) == o.view(np.uint32)
+            same += int(eq.sum())
+            total += eq.size
+            whole += bool(eq.all())
+        print(f"| {name} | {how} | {100 * same / total:.2f}% | {whole} of {len(SIZES)} |")
+
+
+if __name__ == "__main__":
+    main()

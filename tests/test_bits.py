@@ -1,0 +1,241 @@
+"""autotrace's float32 results are PyTorch 2.13's, bit for bit (autotrace/ops/kernels.py).
+
+Each replicated kernel is compared with the installed torch on hypothesis-drawn inputs:
+every element's bits must be equal. :func:`fma32` is checked against exact rational
+arithmetic, including the double-rounding ties it corrects. The MKL-backed functions are
+checked when the optional mkl runtime is present (CI installs it through the test extra;
+there a missing runtime fails), and their pure fallback is checked to stay within one ulp.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+from helpers import ROOT, require_torch
+from autotrace.ops import kernels, mkl
+
+torch = require_torch()
+F32 = np.float32
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def floats(lo=-30.0, hi=30.0):
+    return st.floats(float(F32(lo)), float(F32(hi)), width=32, allow_nan=False, allow_infinity=False)
+
+
+def arrays(lo=-30.0, hi=30.0, max_size=200):
+    return hnp.arrays(F32, st.integers(1, max_size), elements=floats(lo, hi))
+
+
+def bits(a):
+    return np.ascontiguousarray(np.asarray(a, F32)).view(np.uint32)
+
+
+def assert_bits(ours, theirs):
+    ours, theirs = np.asarray(ours, F32), np.asarray(theirs, F32)
+    assert ours.shape == theirs.shape
+    bad = np.flatnonzero(bits(ours) != bits(theirs))
+    assert bad.size == 0, f"{bad.size} of {ours.size} differ, first at {bad[0]}: {ours.flat[bad[0]]!r} vs {theirs.flat[bad[0]]!r}"
+
+
+def T(a):
+    return torch.from_numpy(np.array(a, dtype=F32, copy=True))
+
+
+# -- fma32 against exact arithmetic -------------------------------------------------------------
+
+
+def _round32(q: Fraction) -> np.float32:
+    """The float32 nearest to the rational q (ties to even): a candidate and its neighbours."""
+    r = np.float32(float(q))
+    cands = [np.nextafter(r, F32(-np.inf)), r, np.nextafter(r, F32(np.inf))]
+    best = min(cands, key=lambda c: (abs(Fraction(float(c)) - q), int(np.array(c).view(np.uint32)) & 1))
+    return best
+
+
+@SETTINGS
+@given(floats(-1e3, 1e3), floats(-1e3, 1e3), floats(-1e3, 1e3))
+def test_fma32_is_one_rounding(a, b, c):
+    exact = Fraction(float(F32(a))) * Fraction(float(F32(b))) + Fraction(float(F32(c)))
+    # an exact zero keeps IEEE's sign rules, which float64 applies the same way
+    want = F32(np.float64(F32(a)) * np.float64(F32(b)) + np.float64(F32(c))) if exact == 0 else _round32(exact)
+    assert bits(kernels.fma32(F32(a), F32(b), F32(c))) == bits(want)
+
+
+def test_fma32_corrects_double_rounding_ties():
+    # a·b = 2^-24·(1 + 2^-23)·(1 - 2^-23) = 2^-24 - 2^-70 (times 2^j): added to a float32 c
+    # with an odd last bit, the float64 sum rounds onto the midpoint c + ulp/2, and rounding
+    # that to float32 goes up (to even); the exact value is just below the midpoint, so one
+    # rounding stays at c. The negated case has the remainder on the other side.
+    rng = np.random.default_rng(0)
+    naive_wrong = 0
+    for _ in range(500):
+        j = int(rng.integers(-20, 20))
+        k = int(rng.integers(0, 2 ** 21))
+        a = F32(2.0 ** (-24 + j) * (1 + 2.0 ** -23))
+        b = F32(1 - 2.0 ** -23)
+        c = F32(2.0 ** j * (1 + (2 * k + 1) * 2.0 ** -23))
+        for sa, sc in ((1, 1), (-1, -1)):
+            aa, cc = F32(sa * a), F32(sc * c)
+            exact = Fraction(float(aa)) * Fraction(float(b)) + Fraction(float(cc))
+            want = _round32(exact)
+            naive = F32(np.float64(aa) * np.float64(b) + np.float64(cc))
+            naive_wrong += int(bits(naive).item() != bits(want).item())
+            assert bits(kernels.fma32(aa, b, cc)) == bits(want)
+    assert naive_wrong == 1000       # every case is one the plain float64 way rounds wrong
+
+
+# -- the replicated kernels against torch --------------------------------------------------------
+
+
+@SETTINGS
+@given(arrays(), st.floats(-2, 2, width=32).filter(lambda v: v not in (0, 1)))
+def test_add_sub_alpha(x, alpha):
+    y = np.roll(x, 1)
+    assert_bits(kernels.add_alpha(x, y, alpha), torch.add(T(x), T(y), alpha=float(alpha)).numpy())
+    assert_bits(kernels.add_alpha(x, y, -alpha), torch.sub(T(x), T(y), alpha=float(alpha)).numpy())
+
+
+@SETTINGS
+@given(arrays(), st.floats(-2, 2, width=32))
+def test_addcmul_addcdiv(x, value):
+    y, z = np.roll(x, 1), np.roll(x, 2) + F32(0.5)
+    assert_bits(kernels.addcmul(x, y, z, value), torch.addcmul(T(x), T(y), T(z), value=float(value)).numpy())
+    z = np.where(z == 0, F32(1), z)
+    assert_bits(kernels.addcdiv(x, y, z, value), torch.addcdiv(T(x), T(y), T(z), value=float(value)).numpy())
+
+
+@SETTINGS
+@given(arrays(), st.floats(0, 1, width=32))
+def test_lerp(x, w):
+    y = np.roll(x, 3) * F32(0.5)
+    assert_bits(kernels.lerp(x, y, w), torch.lerp(T(x), T(y), float(w)).numpy())
+
+
+@SETTINGS
+@given(floats(-50, 0), floats(0.5, 50), st.integers(1, 3000))
+def test_linspace(start, end, steps):
+    assert_bits(kernels.linspace(start, end, steps), torch.linspace(float(start), float(end), steps).numpy())
+
+
+@SETTINGS
+@given(arrays(0.01, 30), st.sampled_from([2, 3, 0.5, -0.5, -1, -2]))
+def test_pow_forms(x, e):
+    assert_bits(kernels.pow_scalar(x, e), (T(x) ** e).numpy())
+
+
+@SETTINGS
+@given(arrays(-40, 40, 300))
+def test_sigmoid_and_backward(x):
+    assert_bits(kernels.sigmoid(x), torch.sigmoid(T(x)).numpy())
+    g = np.roll(x, 1) * F32(0.1)
+    tx = T(x).requires_grad_()
+    y = torch.sigmoid(tx)
+    y.backward(T(g))
+    yy = y.detach().numpy()
+    assert_bits((g * (1 - yy)) * yy, tx.grad.numpy())           # the formula SigmoidBackward0 uses
+
+
+@SETTINGS
+@given(arrays(-10, 10, 300))
+def test_tanh_backward(x):
+    g = np.roll(x, 1) * F32(0.1)
+    tx = T(x).requires_grad_()
+    y = torch.tanh(tx)
+    y.backward(T(g))
+    assert_bits(kernels.tanh_backward(g, y.detach().numpy()), tx.grad.numpy())
+
+
+@SETTINGS
+@given(st.integers(1, 12), st.integers(1, 70), st.floats(0.1, 20))
+def test_softmax_last_dim(rows, n, scale):
+    x = (np.random.default_rng(rows * 1000 + n).standard_normal((rows, n)) * scale).astype(F32)
+    assert_bits(kernels.softmax(x, -1), torch.softmax(T(x), -1).numpy())
+    ours, theirs = kernels.log_softmax(x, -1), torch.log_softmax(T(x), -1).numpy()
+    # the log of each row's sum is the C library's here; ATen may take SLEEF's for blocks
+    # of rows: at most one ulp apart on the rare rows where they differ
+    assert np.all(np.abs(bits(ours).astype(np.int64) - bits(theirs).astype(np.int64)) <= 1)
+
+
+def test_softmax_other_dims_fall_back():
+    x = np.ones((3, 4), F32)
+    assert kernels.softmax(x, 0) is None and kernels.log_softmax(x, 0) is None
+
+
+@SETTINGS
+@given(arrays(-40, 40, 300))
+def test_log_sigmoid_log1p_and_bce_with_logits(x):
+    assert_bits(kernels.log_sigmoid(x), torch.nn.functional.logsigmoid(T(x)).numpy())
+    u = np.abs(x) * F32(0.3)
+    assert_bits(kernels.sleef_log1pf(u), torch.log1p(T(u)).numpy())
+    t = (np.roll(x, 1) > 0).astype(F32)
+    ref = torch.nn.functional.binary_cross_entropy_with_logits(T(x), T(t), reduction="none").numpy()
+    assert_bits(kernels.bce_with_logits(x, t), ref)
+    pw = np.full_like(x, F32(2.5))
+    ref = torch.nn.functional.binary_cross_entropy_with_logits(T(x), T(t), pos_weight=T(pw), reduction="none").numpy()
+    assert_bits(kernels.bce_with_logits(x, t, pos_weight=pw), ref)
+
+
+def test_sleef_expf_special_values():
+    x = np.array([0.0, -0.0, 1.0, -104.5, -103.9, 88.7, 100.5, np.inf, -np.inf, np.nan], F32)
+    out = kernels.sleef_expf(x)
+    assert out[0] == 1 and out[1] == 1 and out[3] == 0 and np.isinf(out[6]) and np.isinf(out[7])
+    assert out[8] == 0 and np.isnan(out[9])
+    assert abs(out[2] - np.float32(np.e)) <= np.spacing(np.float32(np.e))
+
+
+# -- MKL ---------------------------------------------------------------------------------------
+
+
+def _need_mkl():
+    if not mkl.available():
+        if os.environ.get("CI"):
+            raise AssertionError("the mkl runtime (test extra) is not installed")
+        pytest.skip("the optional mkl runtime is not installed")
+
+
+@SETTINGS
+@given(arrays(0.01, 20, 300), st.sampled_from(["exp", "log", "sin", "cos", "tanh", "sqrt"]))
+def test_mkl_vector_math(x, name):
+    _need_mkl()
+    assert_bits(getattr(kernels, name)(x), getattr(torch, name)(T(x)).numpy())
+
+
+@SETTINGS
+@given(st.integers(1, 40), st.integers(1, 70), st.integers(1, 40), st.booleans(), st.booleans())
+def test_mkl_matmul_with_transposed_operands(m, k, n, ta, tb):
+    _need_mkl()
+    rng = np.random.default_rng(m * 10000 + k * 100 + n)
+    a = rng.standard_normal((k, m) if ta else (m, k)).astype(F32)
+    b = rng.standard_normal((n, k) if tb else (k, n)).astype(F32)
+    a_, b_ = (a.T if ta else a), (b.T if tb else b)
+    A, B = T(a), T(b)
+    assert_bits(kernels.matmul(a_, b_), (A.t() if ta else A).mm(B.t() if tb else B).numpy())
+    v = rng.standard_normal(k).astype(F32)
+    assert_bits(kernels.matvec(a_, v), (A.t() if ta else A).mv(T(v)).numpy())
+
+
+def test_pure_fallback_stays_within_one_ulp():
+    code = (
+        "import numpy as np, torch\n"
+        "from autotrace.ops import kernels, mkl\n"
+        "assert not mkl.available()\n"
+        "x = np.linspace(0.01, 20, 4099, dtype=np.float32)\n"
+        "worst = 0\n"
+        "for n in ('exp', 'log', 'sin', 'cos', 'tanh', 'sqrt'):\n"
+        "    a = getattr(kernels, n)(x).view(np.uint32).astype(np.int64)\n"
+        "    b = getattr(torch, n)(torch.from_numpy(x)).numpy().view(np.uint32).astype(np.int64)\n"
+        "    worst = max(worst, int(np.max(np.abs(a - b))))\n"
+        "print(worst)\n")
+    env = dict(os.environ, AUTOTRACE_MKL="0")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert int(proc.stdout) <= 1
