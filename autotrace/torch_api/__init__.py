@@ -126,6 +126,7 @@ def modules() -> dict:
     functional = Namespace("torch.nn.functional", {n: _checked(n, f, functional=True) for n, f in ops.FUNCTIONAL.items()})
     utils = Namespace("torch.nn.utils", {
         "clip_grad_norm_": nn_mod.clip_grad_norm_, "clip_grad_value_": nn_mod.clip_grad_value_,
+        "parameters_to_vector": nn_mod.parameters_to_vector, "vector_to_parameters": nn_mod.vector_to_parameters,
     })
     nn_members = {"Module": nn_mod.Module, "Parameter": nn_mod.make_parameter, "Linear": nn_mod.Linear,
                   "functional": functional, "utils": utils}
@@ -134,6 +135,11 @@ def modules() -> dict:
         nn_members.update(layers.MEMBERS)
     except ImportError:
         pass
+    from . import conv_layers, containers, init as init_mod, norm_layers, rnn
+    for extra in (conv_layers, norm_layers, containers, rnn):
+        nn_members.update(extra.MEMBERS)
+    init_ns = Namespace("torch.nn.init", init_mod.MEMBERS)
+    nn_members["init"] = init_ns
     nn = Namespace("torch.nn", nn_members)
 
     autograd_functional_members = {}
@@ -165,6 +171,7 @@ def modules() -> dict:
 
     _cache = {
         "torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.utils": utils,
+        "torch.nn.init": init_ns,
         "torch.autograd": autograd, "torch.autograd.functional": autograd_functional_ns,
         "torch.optim": optim, "math": math,
     }
