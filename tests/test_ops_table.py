@@ -320,6 +320,7 @@ spec("layer_norm", shapes=fixed_shapes((2, 3, 4), (4,), (4,)), domains=(ANY, ANY
     lambda L, x, w, b: (L.F.layer_norm(x, (4,), w, b), L.F.layer_norm(x, (3, 4))))
 spec("group_norm", shapes=fixed_shapes((2, 4, 3), (4,), (4,)), domains=(ANY, ANY, ANY))(
     lambda L, x, w, b: L.F.group_norm(x, 2, w, b))
+spec("unsafe_split", shapes=fixed_shapes((3, 8)))(lambda L, a: tuple(L.t.unsafe_split(a, 3, 1))[:2])
 spec("embedding", shapes=fixed_shapes((5, 3)), gradcheck=False)(  # padding_idx: torch's 0, not the derivative
 
     lambda L, w: (L.F.embedding(L.tensor(np.array([[1, 2, 0], [4, 1, 1]]), False), w, padding_idx=1),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, grad_mode
 from ..tensor import Tensor
 from . import export, make, op
 
@@ -134,11 +134,53 @@ def LAYER_NORM(ctx, g):
     x, w = ctx.input, ctx.weight
     dims = ctx.dims
     lead = tuple(range(x.ndim - len(dims)))
-    gxhat = g * w if w is not None else g
-    gx, xhat = _normalize_backward(x, gxhat, dims, ctx.eps, None)
-    gw = (g * xhat).sum(lead) if ctx.needs(1) and lead else (g * xhat) if ctx.needs(1) else None
-    gb = (g.sum(lead) if lead else g) if ctx.needs(2) else None
-    return (gx if ctx.needs(0) else None), gw, gb
+    n = 1
+    for d in dims:
+        n *= x.shape[d]
+    # torch 2.13's CPU formula: dx = rstd·ĝ + c1·x + c2, with
+    # c1 = (Σĝ·mean − Σĝx)·rstd³/N and c2 = −(c1·mean + Σĝ·rstd/N)
+    if not grad_mode.enabled:  # first order: torch's arithmetic on the saved statistics
+        return _layer_norm_backward_np(ctx, g, n, lead)
+    mean = x.mean(dims, keepdim=True)
+    xc = x - mean
+    rstd = ((xc * xc).mean(dims, keepdim=True) + ctx.eps).rsqrt()
+    gw_ = g * w if w is not None else g
+    gx = gw = gb = None
+    if ctx.needs(0):
+        ds = (gw_ * x).sum(dims, keepdim=True)
+        db = gw_.sum(dims, keepdim=True)
+        c1 = (db * mean - ds) * rstd * rstd * rstd / n
+        c2 = -(c1 * mean + db * rstd / n)
+        gx = rstd * gw_ + c1 * x + c2
+    if ctx.needs(1):
+        gy = g * (xc * rstd)
+        gw = gy.sum(lead) if lead else gy
+    if ctx.needs(2):
+        gb = g.sum(lead) if lead else g
+    return gx, gw, gb
+
+
+def _layer_norm_backward_np(ctx, g, n, lead):
+    x, w = ctx.input._data, ctx.weight
+    dims = ctx.dims
+    dt = x.dtype
+    mean, rstd = ctx.mean, ctx.rstd
+    dy = g._data
+    gw_ = dy * w._data if w is not None else dy
+    gx = gw = gb = None
+    if ctx.needs(0):
+        ds = np.sum(gw_ * x, axis=dims, keepdims=True, dtype=dt)
+        db = np.sum(gw_, axis=dims, keepdims=True, dtype=dt)
+        scale = dt.type(1.0 / n)
+        b = (db * mean - ds) * rstd * rstd * rstd * scale
+        c = -b * mean - db * rstd * scale
+        gx = Tensor._make((rstd * gw_ + b * x + c).astype(dt))
+    if ctx.needs(1):
+        gy = dy * ((x - mean) * rstd)
+        gw = Tensor._make(np.asarray(np.sum(gy, axis=lead, dtype=dt) if lead else gy, dtype=dt))
+    if ctx.needs(2):
+        gb = Tensor._make(np.asarray(np.sum(dy, axis=lead, dtype=dt) if lead else dy, dtype=dt))
+    return gx, gw, gb
 
 
 @export(torch=("layer_norm",), functional=("layer_norm",))
@@ -157,14 +199,16 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
                                f"{list(t.shape)} and normalized_shape = {list(ns)}")
     axes = tuple(range(x.ndim - k, x.ndim))
     mean, var = _stats_np(x, axes, eps)
-    out = (x - mean) / np.sqrt(var + eps)
+    rstd = 1.0 / np.sqrt(var + eps)
+    out = (x - mean) * rstd
     if weight is not None:
         out = out * weight._data
     if bias is not None:
         out = out + bias._data
     return make(LAYER_NORM, np.asarray(out, dtype=x.dtype), (input, weight, bias),
                 save={"input": input, "weight": weight},
-                attrs={"dims": tuple(range(-k, 0)), "eps": eps, "normalized_shape": ns})
+                attrs={"dims": tuple(range(-k, 0)), "eps": eps, "normalized_shape": ns,
+                       "mean": mean.astype(x.dtype), "rstd": rstd.astype(x.dtype)})
 
 
 # -- group norm -------------------------------------------------------------------------------

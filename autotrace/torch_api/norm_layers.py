@@ -19,6 +19,20 @@ def _fill(shape, value, dtype):
     return Tensor._make(np.full(shape, value, dtype=dtype.np))
 
 
+def _affine(m, affine, bias, shape, dtype):
+    """weight = ones and bias = zeros (torch 2.13's ``bias=`` keyword), or None."""
+    if affine:
+        m.weight = make_parameter(_fill(shape, 1, dtype))
+    else:
+        object.__setattr__(m, "weight", None)
+        m._params["weight"] = None
+    if affine and bias:
+        m.bias = make_parameter(_fill(shape, 0, dtype))
+    else:
+        object.__setattr__(m, "bias", None)
+        m._params["bias"] = None
+
+
 class _BatchNorm(Module):
     _script_attrs = Module._script_attrs | {
         "num_features", "eps", "momentum", "affine", "track_running_stats", "weight", "bias", "running_mean",
@@ -27,7 +41,7 @@ class _BatchNorm(Module):
                                                   "running_var", "num_batches_tracked", "track_running_stats"}
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
-                 device=None, dtype=None):
+                 device=None, dtype=None, *, bias=True):
         super().__init__()
         dtype = dtype or dtypes.default_float
         set_ = object.__setattr__
@@ -36,13 +50,7 @@ class _BatchNorm(Module):
         set_(self, "momentum", momentum)
         set_(self, "affine", affine)
         set_(self, "track_running_stats", track_running_stats)
-        if affine:
-            self.weight = make_parameter(_fill((num_features,), 1, dtype))
-            self.bias = make_parameter(_fill((num_features,), 0, dtype))
-        else:
-            for n in ("weight", "bias"):
-                set_(self, n, None)
-                self._params[n] = None
+        _affine(self, affine, bias, (num_features,), dtype)
         if track_running_stats:
             self.register_buffer("running_mean", _fill((num_features,), 0, dtype))
             self.register_buffer("running_var", _fill((num_features,), 1, dtype))
@@ -82,7 +90,7 @@ class _BatchNorm(Module):
 
     def _extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -118,17 +126,7 @@ class LayerNorm(Module):
         set_(self, "normalized_shape", ns)
         set_(self, "eps", eps)
         set_(self, "elementwise_affine", elementwise_affine)
-        if elementwise_affine:
-            self.weight = make_parameter(_fill(ns, 1, dtype))
-            if bias:
-                self.bias = make_parameter(_fill(ns, 0, dtype))
-            else:
-                set_(self, "bias", None)
-                self._params["bias"] = None
-        else:
-            for n in ("weight", "bias"):
-                set_(self, n, None)
-                self._params[n] = None
+        _affine(self, elementwise_affine, bias, ns, dtype)
 
     def reset_parameters(self):
         if self.weight is not None:
@@ -140,7 +138,8 @@ class LayerNorm(Module):
         return F["layer_norm"](input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def _extra_repr(self):
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")
 
 
 class GroupNorm(Module):
@@ -149,7 +148,7 @@ class GroupNorm(Module):
     _script_attrs = Module._script_attrs | {"num_groups", "num_channels", "eps", "affine", "weight", "bias"}
     _script_setattrs = Module._script_setattrs | {"weight", "bias"}
 
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None):
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")
@@ -159,19 +158,14 @@ class GroupNorm(Module):
         set_(self, "num_channels", num_channels)
         set_(self, "eps", eps)
         set_(self, "affine", affine)
-        if affine:
-            self.weight = make_parameter(_fill((num_channels,), 1, dtype))
-            self.bias = make_parameter(_fill((num_channels,), 0, dtype))
-        else:
-            for n in ("weight", "bias"):
-                set_(self, n, None)
-                self._params[n] = None
+        _affine(self, affine, bias, (num_channels,), dtype)
 
     def forward(self, input):
         return F["group_norm"](input, self.num_groups, self.weight, self.bias, self.eps)
 
     def _extra_repr(self):
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
 
 
 class Embedding(Module):
