@@ -160,9 +160,15 @@ def modules() -> dict:
         optim_members = optim_mod.MEMBERS
     except ImportError:
         pass
+    from . import lr_scheduler as sched_mod
+    lr_scheduler = Namespace("torch.optim.lr_scheduler", sched_mod.MEMBERS)
+    optim_members = dict(optim_members, lr_scheduler=lr_scheduler)
     optim = Namespace("torch.optim", optim_members)
+    from . import data as data_mod
+    data = Namespace("torch.utils.data", data_mod.MEMBERS)
+    torch_utils = Namespace("torch.utils", {"data": data})
 
-    torch_members.update({"nn": nn, "autograd": autograd, "optim": optim})
+    torch_members.update({"nn": nn, "autograd": autograd, "optim": optim, "utils": torch_utils})
     torch = Namespace("torch", torch_members)
 
     from ..interpreter import make_math_module
@@ -173,6 +179,7 @@ def modules() -> dict:
         "torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.utils": utils,
         "torch.nn.init": init_ns,
         "torch.autograd": autograd, "torch.autograd.functional": autograd_functional_ns,
-        "torch.optim": optim, "math": math,
+        "torch.optim": optim, "torch.optim.lr_scheduler": lr_scheduler, "torch.utils": torch_utils,
+        "torch.utils.data": data, "math": math,
     }
     return _cache
