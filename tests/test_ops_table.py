@@ -320,6 +320,11 @@ spec("layer_norm", shapes=fixed_shapes((2, 3, 4), (4,), (4,)), domains=(ANY, ANY
     lambda L, x, w, b: (L.F.layer_norm(x, (4,), w, b), L.F.layer_norm(x, (3, 4))))
 spec("group_norm", shapes=fixed_shapes((2, 4, 3), (4,), (4,)), domains=(ANY, ANY, ANY))(
     lambda L, x, w, b: L.F.group_norm(x, 2, w, b))
+spec("smooth_l1_loss", shapes=fixed_shapes((3, 4), (3, 4)), domains=(ANY, ANY))(
+    lambda L, a, b: (L.F.smooth_l1_loss(a, b, beta=0.5), L.F.smooth_l1_loss(a, b, reduction="none")))
+spec("huber_loss", shapes=fixed_shapes((3, 4), (3, 4)), domains=(ANY, ANY))(
+    lambda L, a, b: (L.F.huber_loss(a, b, delta=0.5), L.F.huber_loss(a, b, reduction="sum")))
+spec("elu", shapes=unary(), domains=(NZ,))(lambda L, a: L.F.elu(a, alpha=0.7))
 spec("unsafe_split", shapes=fixed_shapes((3, 8)))(lambda L, a: tuple(L.t.unsafe_split(a, 3, 1))[:2])
 spec("embedding", shapes=fixed_shapes((5, 3)), gradcheck=False)(  # padding_idx: torch's 0, not the derivative
 
