@@ -143,3 +143,39 @@ def test_register_buffer_and_state_dict_order():
         "print(list(m.state_dict().keys()), [n for n, _ in m.named_buffers()])\n")
     assert err is None, err
     assert stdout.splitlines() == ["['weight', 'bias', 'steps'] ['steps', 'tmp']"]
+
+
+def test_lstm_layer_node_has_exact_first_and_second_derivatives():
+    """The one-node LSTM layer (MkldnnRnnLayerBackward0) against the same layer built from
+    cells, in float64: values, gradients, and gradients of a gradient (create_graph)."""
+    import numpy as np
+
+    from autotrace import engine
+    from autotrace.ops import rnn as R
+    from autotrace.tensor import Tensor
+
+    rng = np.random.default_rng(0)
+
+    def leaves():
+        shapes = [(3, 2, 2), (1 * 8, 2), (8, 2), (8,), (8,), (2, 2), (2, 2)]
+        return [Tensor._make(rng_copy.standard_normal(s)).requires_grad_(True) for s in shapes]
+
+    rng_copy = np.random.default_rng(1)
+    a = leaves()
+    rng_copy = np.random.default_rng(1)
+    b = leaves()
+    out_a = R.lstm_layer(*a[:1], a[5], a[6], *a[1:5])
+    out_b = R._lstm_steps(b[0], b[5], b[6], *b[1:5])
+    assert out_a[0].grad_fn.name() == "MkldnnRnnLayerBackward0"
+    assert out_b[0].grad_fn.name() == "StackBackward0"
+    ups = [Tensor._make(rng.standard_normal(o._data.shape)) for o in out_a]
+    for x, y in zip(out_a, out_b):
+        np.testing.assert_allclose(x._data, y._data, rtol=1e-12, atol=1e-12)
+    ga = engine.grad(list(out_a), a, ups, create_graph=True)
+    gb = engine.grad(list(out_b), b, ups, create_graph=True)
+    for x, y in zip(ga, gb):
+        np.testing.assert_allclose(x._data, y._data, rtol=1e-10, atol=1e-12)
+    sa = sum(((g * g).sum() for g in ga), Tensor._make(np.array(0.0)))
+    sb = sum(((g * g).sum() for g in gb), Tensor._make(np.array(0.0)))
+    for x, y in zip(engine.grad(sa, a), engine.grad(sb, b)):
+        np.testing.assert_allclose(x._data, y._data, rtol=1e-9, atol=1e-11)

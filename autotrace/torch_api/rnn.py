@@ -228,6 +228,16 @@ class _RNNBase(Module):
                         f"{expected}", f"({', '.join(map(str, expected))})"))
         seq = input
         h_last, c_last = [], []
+        if is_lstm:
+            for layer in range(L):
+                w = self._layer(layer)
+                layer_fn = R.lstm_layer if seq._data.dtype == np.float32 else R._lstm_steps  # torch's CPU dispatch
+                seq, hy, cy = layer_fn(seq, hx[0][layer], hx[1][layer], *w)
+                h_last.append(hy)
+                c_last.append(cy)
+                if self.dropout > 0 and self.training and layer < L - 1:
+                    seq = _dropout(seq, self.dropout, True)
+            L = 0
         for layer in range(L):
             w = self._layer(layer)
             if is_lstm:
