@@ -179,3 +179,14 @@ def test_lstm_layer_node_has_exact_first_and_second_derivatives():
     sb = sum(((g * g).sum() for g in gb), Tensor._make(np.array(0.0)))
     for x, y in zip(engine.grad(sa, a), engine.grad(sb, b)):
         np.testing.assert_allclose(x._data, y._data, rtol=1e-9, atol=1e-11)
+
+
+def test_lazy_name_lists_match_the_modules():
+    from importlib import import_module
+
+    import autotrace.torch_api as api
+    for mod, names in api.LAZY_NN.items():
+        assert set(names) == set(import_module(f"autotrace.torch_api.{mod}").MEMBERS), mod
+    assert set(api.LAZY_INIT) == set(import_module("autotrace.torch_api.init").MEMBERS)
+    assert set(api.LAZY_SCHEDULERS) == set(import_module("autotrace.torch_api.lr_scheduler").MEMBERS)
+    assert set(api.LAZY_DATA) == set(import_module("autotrace.torch_api.data").MEMBERS)
