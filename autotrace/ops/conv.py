@@ -202,10 +202,6 @@ def CONVOLUTION(ctx, g):
     return gx, gw, gb
 
 
-def _word(d):
-    return {"float32": "float", "float64": "double", "int64": "long", "bool": "bool"}.get(d.name, d.name)
-
-
 def _conv(input, weight, bias, stride, padding, dilation, groups, nd, transposed=False, output_padding=0):
     name = f"conv{'_transpose' if transposed else ''}{nd}d"
     for i, (pn, v) in enumerate((("input", input), ("weight", weight))):
@@ -219,7 +215,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, transposed
         raise RuntimeError(f'"slow_conv2d_cpu" not implemented for \'{_Word(input._dtype)}\'')
     if weight.ndim != nd + 2:
         raise RuntimeError(
-            f"weight should have at least three dimensions" if weight.ndim < 3 else
+            "weight should have at least three dimensions" if weight.ndim < 3 else
             f"Expected {nd + 2}-dimensional weight for {nd + 2}-dimensional input")
     if input.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(
@@ -375,13 +371,13 @@ def _pool_out(size, k, p, s, d, ceil_mode):
     return o
 
 
-def _pool_args(input, kernel_size, stride, padding, dilation, name):
+def _pool_args(input, kernel_size, stride, padding, dilation):
     k = _pair(kernel_size)
     s = _pair(stride) if stride is not None and stride != [] and stride != () else k
     p = _pair(padding)
     d = _pair(dilation)
     if input.ndim not in (3, 4):
-        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input")
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     for i in range(2):
         if p[i] > ((k[i] - 1) * d[i] + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[i]}, "
@@ -398,7 +394,7 @@ def MAX_POOL2D(ctx, g):
 
 
 def _max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    k, s, p, d = _pool_args(input, kernel_size, stride, padding, dilation, "max_pool2d")
+    k, s, p, d = _pool_args(input, kernel_size, stride, padding, dilation)
     x4 = input._data if input.ndim == 4 else input._data[None]
     n, c, h, w = x4.shape
     oh, ow = _pool_out(h, k[0], p[0], s[0], d[0], ceil_mode), _pool_out(w, k[1], p[1], s[1], d[1], ceil_mode)
@@ -471,7 +467,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                divisor_override=None):
     """Mean over each window (AvgPool2DBackward0): zero padding counts in the divisor
     unless ``count_include_pad=False``; ``divisor_override`` replaces it (torch 2.13)."""
-    k, s, p, _ = _pool_args(input, kernel_size, stride, padding, 1, "avg_pool2d")
+    k, s, p, _ = _pool_args(input, kernel_size, stride, padding, 1)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     x4 = input._data if input.ndim == 4 else input._data[None]

@@ -15,7 +15,7 @@ from ..tensor import Tensor
 from . import export, make, op
 
 
-def _normalize_backward(x, g, dims, eps, count):
+def _normalize_backward(x, g, dims, eps):
     """d/dx of ``(x − mean) / sqrt(var + eps)`` (biased var over ``dims``) against the
     upstream ``g``: ``invstd · (g − mean(g) − x̂ · mean(g · x̂))``."""
     mean = x.mean(dims, keepdim=True)
@@ -26,7 +26,7 @@ def _normalize_backward(x, g, dims, eps, count):
     return invstd * (g - g.mean(dims, keepdim=True) - xhat * (g * xhat).mean(dims, keepdim=True)), xhat
 
 
-def _stats_np(x, axes, eps):
+def _stats_np(x, axes):
     mean = x.mean(axis=axes, keepdims=True, dtype=np.float64)
     var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
     return mean, var
@@ -49,7 +49,7 @@ def BATCH_NORM(ctx, g):
     if ctx.training:
         gxhat = g * w.reshape(*shape) if w is not None else g
         if ctx.needs(0):
-            gx, xhat = _normalize_backward(x, gxhat, dims, ctx.eps, None)
+            gx, xhat = _normalize_backward(x, gxhat, dims, ctx.eps)
         else:
             mean = x.mean(dims, keepdim=True)
             xc = x - mean
@@ -95,7 +95,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     bshape = (1, c) + (1,) * (x.ndim - 2)
     dt = x.dtype
     if training:
-        mean, var = _stats_np(x, axes, eps)
+        mean, var = _stats_np(x, axes)
         n = x.size // c
         if running_mean is not None:
             m = float(momentum)
@@ -198,7 +198,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
                                f"{list(t.shape)} and normalized_shape = {list(ns)}")
     axes = tuple(range(x.ndim - k, x.ndim))
-    mean, var = _stats_np(x, axes, eps)
+    mean, var = _stats_np(x, axes)
     rstd = 1.0 / np.sqrt(var + eps)
     out = (x - mean) * rstd
     if weight is not None:
@@ -225,7 +225,7 @@ def GROUP_NORM(ctx, g):
     bshape = (1, c) + (1,) * (x.ndim - 2)
     gxhat = g * w.reshape(*bshape) if w is not None else g
     xg = x.reshape(n, G, -1)
-    gx, xhat = _normalize_backward(xg, gxhat.reshape(n, G, -1), (2,), ctx.eps, None)
+    gx, xhat = _normalize_backward(xg, gxhat.reshape(n, G, -1), (2,), ctx.eps)
     xhat = xhat.reshape(*x.shape)
     dims = (0,) + tuple(range(2, x.ndim))
     gw = (g * xhat).sum(dims) if ctx.needs(1) else None
@@ -245,7 +245,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input "
                            f"of shape {list(x.shape)} and num_groups={num_groups}")
     xg = x.reshape(n, num_groups, -1)
-    mean, var = _stats_np(xg, (2,), eps)
+    mean, var = _stats_np(xg, (2,))
     out = ((xg - mean) / np.sqrt(var + eps)).reshape(x.shape)
     bshape = (1, c) + (1,) * (x.ndim - 2)
     if weight is not None:
