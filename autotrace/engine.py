@@ -223,7 +223,7 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
     needed = _needed(roots_nodes, targets) if targets is not None else None
     deps: dict = {}
     seen = set()
-    stack = list(roots_nodes)
+    stack = list(dict.fromkeys(roots_nodes))  # two roots may share a node (outputs of one split)
     for fn in roots_nodes:
         seen.add(fn)
     while stack:

@@ -280,3 +280,14 @@ def test_grad_events():
     ev = [(e.node, e.name, e.kind, e.line) for e in rec.grad_events]
     assert ev[:2] == [(acc.id, "x", "zero", 4), (acc.id, "x", "none", 5)]
     assert [(e.kind, e.line) for e in rec.grad_events[2:]] == [("none", 9), ("none", 9)]
+
+
+def test_two_roots_on_one_node():
+    """Roots that are two outputs of one node (split pieces) count that node once."""
+    from autotrace import engine
+    from autotrace.tensor import Tensor
+    from autotrace.ops.shape import split
+    a = Tensor._make(np.arange(6.0)).requires_grad_(True)
+    p0, p1 = split(a, 3)
+    g, = engine.grad([p0, p1], [a], [Tensor._make(np.ones(3)), Tensor._make(np.full(3, 2.0))])
+    np.testing.assert_array_equal(g._data, [1, 1, 1, 2, 2, 2])

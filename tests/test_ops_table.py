@@ -293,6 +293,48 @@ spec("binary_cross_entropy_with_logits", shapes=fixed_shapes((3, 4), (3, 4), (4,
                          L.F.binary_cross_entropy_with_logits(a, b, pos_weight=pw, reduction="none")))
 
 
+# -- nn layers: convolution, pooling, normalisation, embedding --------------------------------
+spec("convolution", shapes=fixed_shapes((2, 4, 5, 4), (6, 2, 3, 2), (6,)), domains=(ANY, ANY, ANY))(
+    lambda L, x, w, b: (L.F.conv2d(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2), groups=2),
+                        L.F.conv_transpose2d(x, w.reshape(4, 3, 3, 2), b, stride=2, padding=1,
+                                             output_padding=1, groups=2),
+                        L.F.conv1d(x[:, :, 0], w[:, :, 0], None, padding="same", groups=2)))
+spec("im2col", shapes=fixed_shapes((2, 2, 4, 3)))(lambda L, x: L.F.unfold(x, (2, 3), padding=1, stride=(2, 1)))
+spec("col2im", shapes=fixed_shapes((2, 8, 6), (2, 8, 9)), domains=(ANY, ANY))(
+    lambda L, x, y: (L.F.fold(x, (3, 4), 2), L.F.fold(y, (4, 5), 2, dilation=(1, 2), padding=1, stride=(2, 2))))
+spec("constant_pad_nd", shapes=fixed_shapes((2, 3, 4)))(lambda L, x: L.F.pad(x, (1, 2, -1, 1), value=0.5))
+spec("max_pool2d", shapes=fixed_shapes((2, 2, 5, 4)))(  # spread: no ties (no derivative there)
+    lambda L, x: (L.F.max_pool2d(_spread(L, x), 3, 2, 1), L.F.max_pool2d(_spread(L, x), 2, ceil_mode=True),
+                  L.F.max_pool1d(_spread(L, x)[0], 2)))
+spec("avg_pool2d", shapes=fixed_shapes((2, 2, 5, 4)))(
+    lambda L, x: (L.F.avg_pool2d(x, 3, 2, 1), L.F.avg_pool2d(x, 2, ceil_mode=True, count_include_pad=False),
+                  L.F.avg_pool1d(x[0], 3, 2, 1)))
+spec("adaptive_avg_pool2d", shapes=fixed_shapes((2, 2, 5, 4)))(
+    lambda L, x: (L.F.adaptive_avg_pool2d(x, (3, 2)), L.F.adaptive_avg_pool2d(x, 1)))
+spec("batch_norm", shapes=fixed_shapes((3, 2, 2, 2), (2,), (2,)), domains=(ANY, ANY, ANY))(
+    lambda L, x, w, b: (L.F.batch_norm(x, None, None, w, b, training=True),
+                        L.F.batch_norm(x, L.t.zeros(2, dtype=x.dtype) + 0.1, L.t.ones(2, dtype=x.dtype) * 1.5,
+                                       w, b, training=False),
+                        L.F.batch_norm(x[:, :, 0, 0], None, None, w, None, training=True)))
+spec("layer_norm", shapes=fixed_shapes((2, 3, 4), (4,), (4,)), domains=(ANY, ANY, ANY))(
+    lambda L, x, w, b: (L.F.layer_norm(x, (4,), w, b), L.F.layer_norm(x, (3, 4))))
+spec("group_norm", shapes=fixed_shapes((2, 4, 3), (4,), (4,)), domains=(ANY, ANY, ANY))(
+    lambda L, x, w, b: L.F.group_norm(x, 2, w, b))
+spec("smooth_l1_loss", shapes=fixed_shapes((3, 4), (3, 4)), domains=(ANY, ANY))(
+    lambda L, a, b: (L.F.smooth_l1_loss(a, b, beta=0.5), L.F.smooth_l1_loss(a, b, reduction="none")))
+spec("huber_loss", shapes=fixed_shapes((3, 4), (3, 4)), domains=(ANY, ANY))(
+    lambda L, a, b: (L.F.huber_loss(a, b, delta=0.5), L.F.huber_loss(a, b, reduction="sum")))
+spec("elu", shapes=unary(), domains=(NZ,))(lambda L, a: L.F.elu(a, alpha=0.7))
+spec("mkldnn_rnn_layer", shapes=fixed_shapes((3, 2, 2), (8, 2), (8, 2), (8,), (8,), (1, 2, 2), (1, 2, 2)),
+     domains=(ANY,) * 7, dtypes=("float32",), gradcheck=False)(  # float64 LSTMs are cells in torch; see test_nn_library
+    lambda L, x, wi, wh, bi, bh, h0, c0: L.t.lstm(x, (h0, c0), [wi, wh, bi, bh], True, 1, 0.0, True, False, False))
+spec("unsafe_split", shapes=fixed_shapes((3, 8)))(lambda L, a: tuple(L.t.unsafe_split(a, 3, 1))[:2])
+spec("embedding", shapes=fixed_shapes((5, 3)), gradcheck=False)(  # padding_idx: torch's 0, not the derivative
+
+    lambda L, w: (L.F.embedding(L.tensor(np.array([[1, 2, 0], [4, 1, 1]]), False), w, padding_idx=1),
+                  L.F.embedding(L.tensor(np.array([3, 3]), False), w)))
+
+
 # -- machinery -------------------------------------------------------------------------------------
 
 

@@ -316,7 +316,7 @@ def load():
     if _loaded:
         return
     _loaded = True
-    from . import arith, unary, reduce, shape, indexing, linalg, nn  # noqa: F401
+    from . import arith, unary, reduce, shape, indexing, linalg, nn, conv, norm, rnn, losses  # noqa: F401
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
     Tensor._script_attrs = frozenset(

@@ -347,9 +347,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     so all-ignored gives nan, as in torch 2.13. Errors: non-int64 target (RuntimeError),
     batch mismatch (ValueError), target out of range (IndexError "Target k is out of bounds.")."""
     reduction = _reduction(size_average, reduce, reduction)
-    if target._dtype is not dtypes.int64:
-        raise RuntimeError(f"expected scalar type Long but found {_word(target._dtype)}")
+    target = _long_target(target)
     x, t = input._data, target._data
+    if x.ndim == 2 and t.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if x.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {x.ndim})")
     if x.ndim >= 2 and (t.ndim == 0 or x.shape[0] != t.shape[0]):
@@ -373,6 +374,15 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                                                 "ignore_index": ignore_index})
 
 
+def _long_target(target):
+    """torch 2.13 accepts int64 and uint8 class indices (uint8 is widened)."""
+    if target._dtype is dtypes.int64:
+        return target
+    if target._dtype.name == "uint8":
+        return Tensor._make(target._data.astype(np.int64))
+    raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_word(target._dtype)}")
+
+
 def _word(d):
     return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool",
             "int32": "Int"}.get(d.name, d.name)
@@ -393,9 +403,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     class_dim = 0 if input.ndim == 1 else 1
     C = input.shape[class_dim]
     lsm = log_softmax(input, class_dim)
-    if target._dtype.category == dtypes.FLOAT:
-        if target.shape != input.shape:
-            raise RuntimeError("Expected floating point target to have the same size as input")
+    if target.shape == input.shape:  # same shape: class probabilities (torch 2.13)
+        if target._dtype.category != dtypes.FLOAT:
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                               f"{_word(target._dtype)}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
         tgt = target
         if label_smoothing > 0:
             tgt = target * (1 - label_smoothing) + label_smoothing / C
@@ -410,8 +423,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if reduction == "sum":
             return loss
         return div_scalar(loss, input.numel() // C)
-    if target._dtype is not dtypes.int64:
-        raise RuntimeError(f"expected scalar type Long but found {_word(target._dtype)}")
+    target = _long_target(target)
     nll = nll_loss(lsm, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing <= 0:
         return nll

@@ -72,6 +72,34 @@ def _functional_error(name, i, n, v):
     raise TypeError(f"{cpp}(): argument '{n}' (position {i + 1}) must be Tensor, not {type(v).__name__}")
 
 
+# Library modules imported on first use of one of their names (start-up stays fast);
+# tests/test_nn_library.py checks these lists against each module's MEMBERS.
+LAZY_NN = {
+    "conv_layers": ("Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d",
+                    "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool2d"),
+    "norm_layers": ("BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "Embedding"),
+    "containers": ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Unflatten"),
+    "rnn": ("RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU"),
+}
+LAZY_INIT = ("calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_", "dirac_",
+             "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_",
+             "orthogonal_", "_calculate_fan_in_and_fan_out")
+LAZY_SCHEDULERS = ("LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
+                   "OneCycleLR", "ReduceLROnPlateau", "_LRScheduler")
+LAZY_DATA = ("Dataset", "TensorDataset", "Subset", "DataLoader", "random_split", "default_collate")
+
+
+def _lazy(module: str, names) -> dict:
+    from importlib import import_module
+
+    from .namespace import Lazy
+
+    def loader(name):
+        return Lazy(lambda: import_module(f"{__name__}.{module}").MEMBERS[name])
+
+    return {n: loader(n) for n in names}
+
+
 def modules() -> dict:
     """Importable name → :class:`~autotrace.torch_api.namespace.Namespace`."""
     global _cache
@@ -126,6 +154,7 @@ def modules() -> dict:
     functional = Namespace("torch.nn.functional", {n: _checked(n, f, functional=True) for n, f in ops.FUNCTIONAL.items()})
     utils = Namespace("torch.nn.utils", {
         "clip_grad_norm_": nn_mod.clip_grad_norm_, "clip_grad_value_": nn_mod.clip_grad_value_,
+        "parameters_to_vector": nn_mod.parameters_to_vector, "vector_to_parameters": nn_mod.vector_to_parameters,
     })
     nn_members = {"Module": nn_mod.Module, "Parameter": nn_mod.make_parameter, "Linear": nn_mod.Linear,
                   "functional": functional, "utils": utils}
@@ -134,6 +163,10 @@ def modules() -> dict:
         nn_members.update(layers.MEMBERS)
     except ImportError:
         pass
+    for mod, names in LAZY_NN.items():
+        nn_members.update(_lazy(mod, names))
+    init_ns = Namespace("torch.nn.init", _lazy("init", LAZY_INIT))
+    nn_members["init"] = init_ns
     nn = Namespace("torch.nn", nn_members)
 
     autograd_functional_members = {}
@@ -154,9 +187,13 @@ def modules() -> dict:
         optim_members = optim_mod.MEMBERS
     except ImportError:
         pass
+    lr_scheduler = Namespace("torch.optim.lr_scheduler", _lazy("lr_scheduler", LAZY_SCHEDULERS))
+    optim_members = dict(optim_members, lr_scheduler=lr_scheduler)
     optim = Namespace("torch.optim", optim_members)
+    data = Namespace("torch.utils.data", _lazy("data", LAZY_DATA))
+    torch_utils = Namespace("torch.utils", {"data": data})
 
-    torch_members.update({"nn": nn, "autograd": autograd, "optim": optim})
+    torch_members.update({"nn": nn, "autograd": autograd, "optim": optim, "utils": torch_utils})
     torch = Namespace("torch", torch_members)
 
     from ..interpreter import make_math_module
@@ -165,7 +202,9 @@ def modules() -> dict:
 
     _cache = {
         "torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.utils": utils,
+        "torch.nn.init": init_ns,
         "torch.autograd": autograd, "torch.autograd.functional": autograd_functional_ns,
-        "torch.optim": optim, "math": math,
+        "torch.optim": optim, "torch.optim.lr_scheduler": lr_scheduler, "torch.utils": torch_utils,
+        "torch.utils.data": data, "math": math,
     }
     return _cache

@@ -217,11 +217,106 @@ class BCEWithLogitsLoss(_Loss):
         super().__init__(size_average, reduce, reduction, weight=weight, pos_weight=pos_weight)
 
 
+class ELU(Module):
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        object.__setattr__(self, "alpha", alpha)
+        object.__setattr__(self, "inplace", inplace)
+
+    def forward(self, input):
+        return F["elu"](input, self.alpha, self.inplace)
+
+    def _extra_repr(self):
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class SiLU(Module):
+    def __init__(self, inplace=False):
+        super().__init__()
+        object.__setattr__(self, "inplace", inplace)
+
+    def forward(self, input):
+        return F["silu"](input, self.inplace)
+
+    def _extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class Softplus(Module):
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        object.__setattr__(self, "beta", beta)
+        object.__setattr__(self, "threshold", threshold)
+
+    def forward(self, input):
+        return F["softplus"](input, self.beta, self.threshold)
+
+    def _extra_repr(self):
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Hardtanh(Module):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        if max_val <= min_val:
+            raise AssertionError("")
+        object.__setattr__(self, "min_val", min_val)
+        object.__setattr__(self, "max_val", max_val)
+        object.__setattr__(self, "inplace", inplace)
+
+    def forward(self, input):
+        return F["hardtanh"](input, self.min_val, self.max_val, self.inplace)
+
+    def _extra_repr(self):
+        return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
+
+
+class ReLU6(Hardtanh):
+    def __init__(self, inplace=False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def _extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class SmoothL1Loss(_Loss):
+    _fn = "smooth_l1_loss"
+    _keys = (("beta", 1.0),)
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction, beta=beta)
+
+
+class HuberLoss(_Loss):
+    _fn = "huber_loss"
+    _keys = (("delta", 1.0),)
+
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(None, None, reduction, delta=delta)
+
+
+class KLDivLoss(_Loss):
+    _fn = "kl_div"
+    _keys = (("log_target", False),)
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        if size_average is None and reduce is None and reduction not in ("none", "mean", "sum", "batchmean"):
+            raise ValueError(f"{reduction} is not a valid value for reduction")
+        Module.__init__(self)
+        from ..ops.nn import _reduction
+        if size_average is not None or reduce is not None:
+            reduction = _reduction(size_average, reduce, "mean")
+        object.__setattr__(self, "reduction", reduction)
+        object.__setattr__(self, "log_target", log_target)
+
+
 MEMBERS = {c.__name__: c for c in (
     Sequential, Identity, ReLU, Tanh, Sigmoid, LeakyReLU, GELU, Softmax, LogSoftmax, Dropout, Flatten,
-    MSELoss, L1Loss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss)}
+    MSELoss, L1Loss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss, ELU, SiLU, Softplus, Hardtanh,
+    ReLU6, SmoothL1Loss, HuberLoss, KLDivLoss)}
 
 for _c in MEMBERS.values():
     _c._script_attrs = _c._script_attrs | {"p", "inplace", "dim", "negative_slope", "approximate",
                                            "start_dim", "end_dim", "reduction", "weight", "ignore_index",
-                                           "label_smoothing", "pos_weight"}
+                                           "label_smoothing", "pos_weight", "alpha", "beta", "threshold",
+                                           "min_val", "max_val", "delta", "log_target"}

@@ -8,6 +8,16 @@ is reachable from a script.
 from __future__ import annotations
 
 
+class Lazy:
+    """A member whose value is made on first use (``load()``), so a namespace can list a
+    name without importing the module behind it at start-up."""
+
+    __slots__ = ("load",)
+
+    def __init__(self, load):
+        self.load = load
+
+
 class Namespace:
     __slots__ = ("_name", "_members", "_script_attrs")
 
@@ -19,10 +29,13 @@ class Namespace:
     def __getattr__(self, attr):
         members = object.__getattribute__(self, "_members")
         try:
-            return members[attr]
+            v = members[attr]
         except KeyError:
             name = object.__getattribute__(self, "_name")
             raise AttributeError(f"module '{name}' has no attribute '{attr}'") from None
+        if type(v) is Lazy:
+            v = members[attr] = v.load()
+        return v
 
     def _add(self, name, value) -> None:
         self._members[name] = value

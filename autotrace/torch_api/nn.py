@@ -50,15 +50,68 @@ class Module:
 
     _script_attrs = frozenset({"parameters", "named_parameters", "zero_grad", "train", "eval",
                                "training", "forward", "children", "modules", "requires_grad_",
-                               "state_dict", "to", "float", "double", "apply"})
+                               "state_dict", "to", "float", "double", "apply", "register_buffer",
+                               "buffers", "named_buffers", "named_children"})
     _script_setattrs = frozenset({"training"})
 
     def __init__(self):
         object.__setattr__(self, "_params", {})
         object.__setattr__(self, "_modules", {})
+        object.__setattr__(self, "_buffers", {})
+        object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "training", True)
 
+    def register_buffer(self, name, tensor, persistent=True):
+        """A tensor that is state but not a parameter (BatchNorm's running stats): in
+        ``state_dict()`` when ``persistent``, converted by ``to()``/``float()``."""
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if name in self.__dict__ and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+                            "(torch Tensor or None required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+        object.__setattr__(self, name, tensor)
+
+    def named_buffers(self, prefix="", recurse=True):
+        out = []
+        for pre, m in (self._named_modules(prefix) if recurse else [(prefix, self)]):
+            for n, b in m._buffers.items():
+                if b is not None:
+                    out.append((pre + ("." if pre else "") + n, b))
+        return iter(out)
+
+    def buffers(self, recurse=True):
+        return iter([b for _, b in self.named_buffers(recurse=recurse)])
+
+    def named_children(self):
+        return iter(list(self._modules.items()))
+
+    def _named_modules(self, prefix=""):
+        out = [(prefix, self)]
+        for n, c in self._modules.items():
+            if c is not None:
+                out.extend(c._named_modules(prefix + ("." if prefix else "") + n))
+        return out
+
     def __setattr__(self, name, value):
+        buffers = self.__dict__.get("_buffers")
+        if buffers is not None and name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                                "(torch.Tensor or None expected)")
+            buffers[name] = value
+            object.__setattr__(self, name, value)
+            return
         if isinstance(value, Parameter):
             self._params[name] = value
         elif isinstance(value, Module):
@@ -129,14 +182,24 @@ class Module:
         return self
 
     def state_dict(self):
-        return {n: p.detach() for n, p in self.named_parameters()}
+        out = {}
+        for pre, m in self._named_modules():
+            dot = pre + "." if pre else ""
+            for n, p in m._params.items():
+                if p is not None:
+                    out[dot + n] = p.detach()
+            for n, b in m._buffers.items():
+                if b is not None and n not in m._non_persistent_buffers_set:
+                    out[dot + n] = b.detach()
+        return out
 
     def to(self, *args, **kwargs):
         for a in args:
             if isinstance(a, dtypes.DType):
-                for p in self.parameters():
-                    p._data = p._data.astype(a.np)
-                    p._dtype = a
+                for p in list(self.parameters()) + list(self.buffers()):
+                    if p._dtype.category == dtypes.FLOAT:
+                        p._data = p._data.astype(a.np)
+                        p._dtype = a
         return self
 
     def float(self):
@@ -158,6 +221,9 @@ class Module:
         if not self._modules:
             return f"{name}({self._extra_repr()})"
         lines = [f"{name}("]
+        extra = self._extra_repr()
+        if extra:
+            lines.extend("  " + e for e in extra.split("\n"))
         for n, m in self._modules.items():
             sub = repr(m).replace("\n", "\n  ")
             lines.append(f"  ({n}): {sub}")
@@ -240,3 +306,27 @@ class _no_grad:
 
     def __exit__(self, *a):
         grad_mode.enabled = self.prev
+
+
+def parameters_to_vector(parameters):
+    """``nn.utils.parameters_to_vector``: the parameters flattened and concatenated
+    (``cat([p.view(-1) ...])``, CatBackward0 when they require grad)."""
+    from ..ops.shape import cat
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    vec = [p.view(-1) for p in parameters]
+    return cat(vec)
+
+
+def vector_to_parameters(vec, parameters):
+    """``nn.utils.vector_to_parameters``: copies slices of ``vec`` into the parameters' data."""
+    if not isinstance(vec, Tensor):
+        raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    pointer = 0
+    for p in parameters:
+        n = p.numel()
+        p._data[...] = vec._data[pointer:pointer + n].reshape(p._data.shape).astype(p._data.dtype)
+        p._version_counter.value += 1
+        pointer += n

@@ -18,12 +18,17 @@ from ..tensor import Tensor
 
 
 class Optimizer:
-    _script_attrs = frozenset({"step", "zero_grad", "param_groups", "state", "defaults", "add_param_group"})
+    _script_attrs = frozenset({"step", "zero_grad", "param_groups", "state", "defaults", "add_param_group",
+                               "state_dict", "load_state_dict"})
 
     def __init__(self, params, defaults):
         self.defaults = dict(defaults)
         self.state = {}
         self.param_groups = []
+        self._opt_called = False
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                            f"but got torch.{_tensor_type(params)}")
         params = list(params)
         if not params:
             raise ValueError("optimizer got an empty parameter list")
@@ -32,16 +37,91 @@ class Optimizer:
         for g in params:
             self.add_param_group(g)
 
-    def add_param_group(self, group):
-        group = dict(group)
+    def add_param_group(self, param_group):
+        """Append a group; missing options come from the defaults. torch 2.13's errors
+        (sets, non-leaf or non-tensor params, a parameter in two groups) and its warning
+        for a parameter listed twice in one group."""
+        from .. import diagnostics
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        group = dict(param_group)
         ps = group["params"]
-        group["params"] = [ps] if isinstance(ps, Tensor) else list(ps)
-        for p in group["params"]:
+        if isinstance(ps, Tensor):
+            ps = [ps]
+        elif isinstance(ps, (set, frozenset)):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
+                            "tensors in sets will change between runs. Please use a list instead.")
+        else:
+            ps = list(ps)
+        group["params"] = ps
+        for p in ps:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {_type_name(p)}")
             if not p.is_leaf:
                 raise ValueError("can't optimize a non-leaf Tensor")
         for k, v in self.defaults.items():
             group.setdefault(k, v)
+        if len({id(p) for p in ps}) != len(ps):
+            diagnostics.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
+                             "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information")
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in ps):
+            raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(group)
+
+    def state_dict(self):
+        """``{'state': {index: {...}}, 'param_groups': [{..., 'params': [indices]}]}``,
+        parameters numbered in group order, as torch 2.13."""
+        index = {}
+        groups = []
+        for g in self.param_groups:
+            packed = {k: v for k, v in g.items() if k != "params"}
+            for p in g["params"]:
+                index.setdefault(id(p), len(index))
+            packed["params"] = [index[id(p)] for p in g["params"]]
+            groups.append(packed)
+        state = {}
+        for g in self.param_groups:
+            for p in g["params"]:
+                st = self.state.get(p)
+                if st:
+                    state[index[id(p)]] = dict(st)
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Restore state and group options from :meth:`state_dict` (tensors copied; float
+        state cast to the parameter's dtype except ``step``); torch 2.13's size checks."""
+        groups = self.param_groups
+        saved = state_dict["param_groups"]
+        if len(groups) != len(saved):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        for g, sg in zip(groups, saved):
+            if len(g["params"]) != len(sg["params"]):
+                raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                                 "optimizer's group")
+        id_map = {}
+        for g, sg in zip(groups, saved):
+            for i, p in zip(sg["params"], g["params"]):
+                id_map[i] = p
+        self.state = {}
+        for k, st in state_dict["state"].items():
+            p = id_map.get(k)
+            if p is None:
+                continue
+            new = {}
+            for name, v in st.items():
+                if isinstance(v, Tensor):
+                    data = v._data.copy()
+                    if name != "step" and data.dtype.kind == "f":
+                        data = data.astype(p._data.dtype)
+                    v = Tensor._make(data)
+                new[name] = v
+            self.state[p] = new
+        for g, sg in zip(groups, saved):
+            params = g["params"]
+            g.clear()
+            g.update({k: v for k, v in sg.items() if k != "params"})
+            g["params"] = params
 
     def zero_grad(self, set_to_none=True):
         """Clear the grads: ``None`` (torch 2.13 default) or zeroed in place."""
@@ -56,6 +136,7 @@ class Optimizer:
         return st
 
     def step(self, closure=None):
+        self._opt_called = True
         loss = None
         if closure is not None:
             from .. import grad_mode
@@ -75,12 +156,23 @@ class Optimizer:
     def __repr__(self):
         lines = [f"{type(self).__name__} ("]
         for i, g in enumerate(self.param_groups):
+            if i:
+                lines.append("")
             lines.append(f"Parameter Group {i}")
             for k in sorted(g):
                 if k != "params":
                     lines.append(f"    {k}: {g[k]}")
         lines.append(")")
         return "\n".join(lines)
+
+
+def _tensor_type(t):
+    return {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
+            "bool": "BoolTensor"}.get(t._dtype.name, "Tensor")
+
+
+def _type_name(v):
+    return "torch." + _tensor_type(v) if isinstance(v, Tensor) else type(v).__name__
 
 
 def _s(x, dt):
@@ -202,4 +294,100 @@ class AdamW(Adam):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, **kwargs)
 
 
-MEMBERS = {"SGD": SGD, "Adam": Adam, "AdamW": AdamW, "Optimizer": Optimizer}
+class RMSprop(Optimizer):
+    """RMSprop (centered, momentum, weight_decay, maximize), torch 2.13 ``_single_tensor_rmsprop``."""
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if eps < 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if alpha < 0.0:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                                      weight_decay=weight_decay, capturable=capturable, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable))
+
+    def _update(self, p, grad, group):
+        x = p._data
+        dt = x.dtype
+        g = -grad if group["maximize"] else grad
+        st = self._state(p)
+        if not st:
+            st["step"] = Tensor._make(np.array(0.0, dtype=np.float32))
+            st["square_avg"] = Tensor._make(np.zeros_like(x))
+            if group["momentum"] > 0:
+                st["momentum_buffer"] = Tensor._make(np.zeros_like(x))
+            if group["centered"]:
+                st["grad_avg"] = Tensor._make(np.zeros_like(x))
+        st["step"]._data += np.float32(1)
+        if group["weight_decay"] != 0:
+            g = g + _s(group["weight_decay"], dt) * x
+        alpha = group["alpha"]
+        sq = st["square_avg"]._data
+        sq *= _s(alpha, dt)
+        sq += _s(1 - alpha, dt) * (g * g)
+        if group["centered"]:
+            ga = st["grad_avg"]._data
+            ga += _s(1 - alpha, dt) * (g - ga)
+            avg = np.sqrt(sq - ga * ga)
+        else:
+            avg = np.sqrt(sq)
+        avg = avg + _s(group["eps"], dt)
+        if group["momentum"] > 0:
+            buf = st["momentum_buffer"]._data
+            buf *= _s(group["momentum"], dt)
+            buf += g / avg
+            x += _s(-group["lr"], dt) * buf
+        else:
+            x += _s(-group["lr"], dt) * (g / avg)
+
+
+class Adagrad(Optimizer):
+    """Adagrad (lr_decay, weight_decay, initial_accumulator_value, maximize), torch 2.13
+    ``_single_tensor_adagrad``; its state is created at construction, as torch does."""
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if lr_decay < 0.0:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if initial_accumulator_value < 0.0:
+            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        if eps < 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable, fused=fused))
+        for group in self.param_groups:
+            for p in group["params"]:
+                st = self._state(p)
+                st["step"] = Tensor._make(np.array(0.0, dtype=np.float32))
+                st["sum"] = Tensor._make(np.full_like(p._data, initial_accumulator_value))
+
+    def _update(self, p, grad, group):
+        x = p._data
+        dt = x.dtype
+        st = self._state(p)
+        st["step"]._data += np.float32(1)
+        step = float(st["step"]._data)
+        g = -grad if group["maximize"] else grad
+        if group["weight_decay"] != 0:
+            g = g + _s(group["weight_decay"], dt) * x
+        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+        ssum = st["sum"]._data
+        ssum += g * g
+        std = np.sqrt(ssum) + _s(group["eps"], dt)
+        x += _s(-clr, dt) * (g / std)
+
+
+MEMBERS = {"SGD": SGD, "Adam": Adam, "AdamW": AdamW, "RMSprop": RMSprop, "Adagrad": Adagrad,
+           "Optimizer": Optimizer}

@@ -1,0 +1,315 @@
+"""``torch.nn`` recurrent layers: RNNCell, LSTMCell, GRUCell and the multi-layer RNN,
+LSTM, GRU (``num_layers``, ``batch_first``, ``bias``, unbatched input, ``h0``/``c0``).
+
+Parameters are named and initialised as torch 2.13 does (``weight_ih_l0``,
+``weight_hh_l0``, ``bias_ih_l0``, ``bias_hh_l0``, ...; every one drawn from
+``U(−1/√hidden, 1/√hidden)`` in registration order). Sequences run the cells step by
+step (outputs stacked, StackBackward0), so values and gradients agree with torch.
+Not supported: ``bidirectional=True``, ``proj_size``, dropout between layers in training.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import dtypes
+from ..ops import rnn as R
+from ..ops.shape import stack
+from ..tensor import Tensor
+from . import init
+from .nn import Module, make_parameter
+
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+def _zeros(shape, like):
+    return Tensor._make(np.zeros(shape, dtype=like._data.dtype))
+
+
+class _CellBase(Module):
+    _script_attrs = Module._script_attrs | {"input_size", "hidden_size", "bias", "weight_ih", "weight_hh",
+                                            "bias_ih", "bias_hh", "nonlinearity", "reset_parameters"}
+    _script_setattrs = Module._script_setattrs | {"weight_ih", "weight_hh", "bias_ih", "bias_hh"}
+    _gates = 1
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__()
+        dtype = dtype or dtypes.default_float
+        set_ = object.__setattr__
+        set_(self, "input_size", input_size)
+        set_(self, "hidden_size", hidden_size)
+        set_(self, "bias", bias)
+        g = self._gates * hidden_size
+        self.weight_ih = make_parameter(Tensor._make(np.empty((g, input_size), dtype=dtype.np)))
+        self.weight_hh = make_parameter(Tensor._make(np.empty((g, hidden_size), dtype=dtype.np)))
+        if bias:
+            self.bias_ih = make_parameter(Tensor._make(np.empty((g,), dtype=dtype.np)))
+            self.bias_hh = make_parameter(Tensor._make(np.empty((g,), dtype=dtype.np)))
+        else:
+            for n in ("bias_ih", "bias_hh"):
+                set_(self, n, None)
+                self._params[n] = None
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for p in self.parameters():
+            init.uniform_(p, -stdv, stdv)
+
+    def _check(self, input, hx):
+        if input.ndim not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.ndim}D instead")
+        if hx is not None and hx.ndim not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected hidden to be 1D or 2D, got {hx.ndim}D instead")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[-1]} expected {self.input_size}")
+
+    def _extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        nl = getattr(self, "nonlinearity", "tanh")
+        if nl != "tanh":
+            s += f", nonlinearity={nl}"
+        return s
+
+
+class RNNCell(_CellBase):
+    """``h' = tanh(x W_ihᵀ + b_ih + h W_hhᵀ + b_hh)`` (or relu)."""
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
+        object.__setattr__(self, "nonlinearity", nonlinearity)
+        super().__init__(input_size, hidden_size, bias, device, dtype)
+
+    def forward(self, input, hx=None):
+        self._check(input, hx)
+        batched = input.ndim == 2
+        if not batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            hx = _zeros((input.shape[0], self.hidden_size), input)
+        elif not batched:
+            hx = hx.unsqueeze(0)
+        h = R.rnn_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh, self.nonlinearity)
+        return h if batched else h.squeeze(0)
+
+
+class LSTMCell(_CellBase):
+    """Returns ``(h', c')``; ``hx`` is a pair ``(h, c)`` or None (zeros)."""
+
+    _gates = 4
+
+    def forward(self, input, hx=None):
+        self._check(input, None)
+        batched = input.ndim == 2
+        if not batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            z = _zeros((input.shape[0], self.hidden_size), input)
+            hx = (z, z)
+        elif not batched:
+            hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
+        h, c = R.lstm_cell(input, hx[0], hx[1], self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
+
+
+class GRUCell(_CellBase):
+    _gates = 3
+
+    def forward(self, input, hx=None):
+        self._check(input, hx)
+        batched = input.ndim == 2
+        if not batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            hx = _zeros((input.shape[0], self.hidden_size), input)
+        elif not batched:
+            hx = hx.unsqueeze(0)
+        h = R.gru_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        return h if batched else h.squeeze(0)
+
+
+class _RNNBase(Module):
+    _mode = "RNN_TANH"
+    _script_attrs = Module._script_attrs | {"input_size", "hidden_size", "num_layers", "bias", "batch_first",
+                                            "dropout", "bidirectional", "proj_size", "nonlinearity", "mode",
+                                            "all_weights", "flatten_parameters", "reset_parameters"} | {
+        f"{k}_l{i}" for k in ("weight_ih", "weight_hh", "bias_ih", "bias_hh") for i in range(16)}
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None, nonlinearity=None):
+        super().__init__()
+        if not isinstance(dropout, (int, float)) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
+            raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
+                             "element being zeroed")
+        if hidden_size <= 0:
+            raise ValueError("hidden_size must be greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
+        if bidirectional or proj_size:
+            raise NotImplementedError("bidirectional and proj_size RNNs are not supported yet")
+        if dropout > 0 and num_layers == 1:
+            from .. import diagnostics
+            diagnostics.warn("dropout option adds dropout after all but last recurrent layer, so non-zero "
+                             f"dropout expects num_layers greater than 1, but got dropout={dropout} and "
+                             f"num_layers={num_layers}")
+        dtype = dtype or dtypes.default_float
+        set_ = object.__setattr__
+        for k, v in (("input_size", input_size), ("hidden_size", hidden_size), ("num_layers", num_layers),
+                     ("bias", bias), ("batch_first", batch_first), ("dropout", float(dropout)),
+                     ("bidirectional", False), ("proj_size", 0), ("mode", self._mode)):
+            set_(self, k, v)
+        if nonlinearity is not None:
+            set_(self, "nonlinearity", nonlinearity)
+        g = _GATES[self._mode] * hidden_size
+        for layer in range(num_layers):
+            ins = input_size if layer == 0 else hidden_size
+            setattr(self, f"weight_ih_l{layer}", make_parameter(Tensor._make(np.empty((g, ins), dtype=dtype.np))))
+            setattr(self, f"weight_hh_l{layer}",
+                    make_parameter(Tensor._make(np.empty((g, hidden_size), dtype=dtype.np))))
+            if bias:
+                setattr(self, f"bias_ih_l{layer}", make_parameter(Tensor._make(np.empty((g,), dtype=dtype.np))))
+                setattr(self, f"bias_hh_l{layer}", make_parameter(Tensor._make(np.empty((g,), dtype=dtype.np))))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size)
+        for p in self.parameters():
+            init.uniform_(p, -stdv, stdv)
+
+    def flatten_parameters(self):
+        return None
+
+    @property
+    def all_weights(self):
+        out = []
+        for layer in range(self.num_layers):
+            names = ["weight_ih", "weight_hh"] + (["bias_ih", "bias_hh"] if self.bias else [])
+            out.append([self._params[f"{n}_l{layer}"] for n in names])
+        return out
+
+    def _layer(self, layer):
+        p = self._params
+        sfx = f"_l{layer}"
+        return (p["weight_ih" + sfx], p["weight_hh" + sfx], p.get("bias_ih" + sfx), p.get("bias_hh" + sfx))
+
+    def _step(self, x, state, w):
+        raise NotImplementedError
+
+    def forward(self, input, hx=None):
+        from ..ops.nn import dropout as _dropout
+        is_lstm = self._mode == "LSTM"
+        if input.ndim not in (2, 3):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.ndim}D instead")
+        batched = input.ndim == 3
+        if not batched:
+            input = input.unsqueeze(1)
+            if hx is not None:
+                hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1)) if is_lstm else hx.unsqueeze(1)
+        elif self.batch_first:
+            input = input.transpose(0, 1)
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {input.shape[-1]}")
+        T, N = input.shape[0], input.shape[1]
+        L, H = self.num_layers, self.hidden_size
+        if hx is None:
+            z = _zeros((L, N, H), input)
+            hx = (z, z) if is_lstm else z
+        else:
+            expected = (L, N, H)
+            for t in (hx if is_lstm else (hx,)):
+                if tuple(t.shape) != expected:
+                    raise RuntimeError(f"Expected hidden size {expected}, got {list(t.shape)}".replace(
+                        f"{expected}", f"({', '.join(map(str, expected))})"))
+        seq = input
+        h_last, c_last = [], []
+        if is_lstm:
+            for layer in range(L):
+                w = self._layer(layer)
+                layer_fn = R.lstm_layer if seq._data.dtype == np.float32 else R._lstm_steps  # torch's CPU dispatch
+                seq, hy, cy = layer_fn(seq, hx[0][layer], hx[1][layer], *w)
+                h_last.append(hy)
+                c_last.append(cy)
+                if self.dropout > 0 and self.training and layer < L - 1:
+                    seq = _dropout(seq, self.dropout, True)
+            L = 0
+        for layer in range(L):
+            w = self._layer(layer)
+            if is_lstm:
+                state = (hx[0][layer], hx[1][layer])
+            else:
+                state = hx[layer]
+            outs = []
+            for t in range(T):
+                state = self._step(seq[t], state, w)
+                outs.append(state[0] if is_lstm else state)
+            seq = stack(outs, 0)
+            if is_lstm:
+                h_last.append(state[0])
+                c_last.append(state[1])
+            else:
+                h_last.append(state)
+            if self.dropout > 0 and self.training and layer < L - 1:
+                seq = _dropout(seq, self.dropout, True)
+        hn = stack(h_last, 0)
+        out = seq
+        if not batched:
+            out = out.squeeze(1)
+            hn = hn.squeeze(1)
+        elif self.batch_first:
+            out = out.transpose(0, 1)
+        if is_lstm:
+            cn = stack(c_last, 0)
+            if not batched:
+                cn = cn.squeeze(1)
+            return out, (hn, cn)
+        return out, hn
+
+    def _extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        return s
+
+
+class RNN(_RNNBase):
+    def __init__(self, *args, nonlinearity="tanh", **kwargs):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
+        object.__setattr__(self, "_mode", "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU")
+        super().__init__(*args, nonlinearity=nonlinearity, **kwargs)
+
+    def _step(self, x, h, w):
+        return R.rnn_cell(x, h, *w, "tanh" if self._mode == "RNN_TANH" else "relu")
+
+    def _extra_repr(self):
+        s = super()._extra_repr()
+        return s + ", nonlinearity=relu" if self._mode == "RNN_RELU" else s
+
+
+class LSTM(_RNNBase):
+    _mode = "LSTM"
+
+    def _step(self, x, state, w):
+        return R.lstm_cell(x, state[0], state[1], *w)
+
+
+class GRU(_RNNBase):
+    _mode = "GRU"
+
+    def _step(self, x, h, w):
+        return R.gru_cell(x, h, *w)
+
+
+MEMBERS = {c.__name__: c for c in (RNNCell, LSTMCell, GRUCell, RNN, LSTM, GRU)}

@@ -1,0 +1,62 @@
+# Conv and pooling layers against torch: init draws, reprs, values, grads, errors.
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+conv = nn.Conv2d(2, 4, 3, stride=2, padding=1, groups=2)
+print(conv)
+print(conv.weight.shape, conv.bias)
+x = torch.randn(2, 2, 5, 5, requires_grad=True)
+y = conv(x)
+print(y.shape, y.grad_fn)
+y.pow(2).sum().backward()
+print(conv.weight.grad[0], conv.bias.grad)
+print(x.grad[0, 0])
+c1 = nn.Conv1d(3, 2, 2, dilation=2, bias=False, padding="same")
+print(c1)
+s = torch.randn(1, 3, 6)
+print(c1(s))
+ct = nn.ConvTranspose2d(2, 3, 2, stride=2)
+print(ct)
+print(ct(x).shape)
+ct1 = nn.ConvTranspose1d(3, 2, 3, stride=2, padding=1, output_padding=1)
+print(ct1, ct1(s).shape)
+net = nn.Sequential(nn.Conv2d(2, 3, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(12, 2))
+print(net)
+out = net(x)
+print(out)
+out.sum().backward()
+print(net[0].bias.grad)
+mp = nn.MaxPool2d(3, stride=2, padding=1, ceil_mode=True)
+print(mp, mp(x).shape)
+print(F.max_pool2d(x, 2)[0, 0])
+vals, idx = F.max_pool2d(x, 2, return_indices=True)
+print(idx[0, 0])
+ap = nn.AvgPool2d(2)
+print(ap, ap(x)[0, 1])
+print(nn.AvgPool1d(2), nn.AvgPool1d(3, 1, 1)(s))
+print(nn.MaxPool1d(2), nn.MaxPool1d(2)(s))
+print(F.avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False)[1, 1])
+aap = nn.AdaptiveAvgPool2d((2, 3))
+print(aap, aap(x)[0, 0])
+print(nn.AdaptiveAvgPool2d(1)(x).grad_fn)
+u = F.unfold(x, 2, stride=3)
+print(u.shape, u.grad_fn)
+print(F.fold(u, (5, 5), 2, stride=3)[0, 0])
+print(F.pad(s, (1, 2), value=-1.0))
+try:
+    conv(torch.randn(1, 3, 5, 5))
+except RuntimeError as e:
+    print("RuntimeError:", e)
+try:
+    nn.Conv2d(3, 4, 3)(torch.randn(1, 3, 2, 2))
+except RuntimeError as e:
+    print("RuntimeError:", e)
+try:
+    nn.Conv2d(3, 4, 2, groups=2)
+except ValueError as e:
+    print("ValueError:", e)
+z = F.conv2d(torch.randn(3, 4, 4), torch.randn(2, 3, 2, 2))
+print(z.shape)
+print(F.max_pool2d(torch.randn(1, 1, 1, 1), 2))
