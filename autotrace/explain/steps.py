@@ -1,0 +1,460 @@
+"""One backward pass step by step: the seed, per node the rule in symbols and numbers,
+what each input receives."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..messages import text
+from .graph import (_LOCAL_NP, _SYMBOLS, ELEMENTWISE, MATRIX, _count_word, _exponent, _Graph, _literal, _local_np,
+                    _matrix_rule, _where_made, nid)
+from .model import Chain, Edge, Pass, Step
+from .numbers import MAX_PATHS, SMALL, _elide, _factor, _paren, fmt, fmt_num, sum_to, sup, uniform
+
+
+class _Explainer:
+    def __init__(self, trace):
+        self.trace = trace
+        self.g = _Graph(trace)
+        # the symbol for a gradient= vector: one the script does not use as a name
+        taken = set(trace.variables) | {n.var_name for n in trace.nodes if n.var_name}
+        self.vsym = next(c for c in ("v", "u", "g", "𝐯") if c not in taken)
+
+    # -- one pass ----------------------------------------------------------------------
+
+    def explain_pass(self, p, number, total, implicit_of=None) -> Pass:
+        g = self.g
+        root_id = p.roots[0] if p.roots else None
+        root_node = g.node(root_id)
+        root = g.label(root_id) if root_node is not None else "?"
+        if root_node is not None and root_node.is_leaf:
+            root = root_node.var_name or root
+        seed = p.seed[0] if p.seed else None
+        shape = tuple(root_node.shape) if root_node is not None and root_node.shape is not None else ()
+        implicit = seed is not None and seed.size == 1 and float(seed.reshape(-1)[0]) == 1.0 and len(shape) == 0
+        if seed is None:
+            seed_text = text("seed.failed", root=root, shape=list(shape))
+        elif p.kind == "grad":
+            seed_text = text("seed.scalar", root=root) if implicit else text(
+                "seed.vector", root=root, shape=list(shape), value=fmt(seed), v=self.vsym)
+            seed_text += " " + text("seed.grad_call")
+        elif implicit:
+            seed_text = text("seed.scalar", root=root)
+        else:
+            seed_text = text("seed.vector", root=root, shape=list(shape), value=fmt(seed), v=self.vsym)
+        if implicit_of is not None:
+            seed_text += " " + text("seed.implicit_of", root=implicit_of)
+        elif p.steps and p.retain_graph:
+            seed_text += " " + text("seed.retain")
+        out = Pass(number=number, kind=p.kind, line=p.line, statement=p.text, root=root,
+                   root_shape=shape, seed=seed, seed_text=seed_text, retain_graph=bool(p.retain_graph),
+                   implicit=implicit_of is not None, error=p.error)
+        self._root = root
+        # with a gradient= vector v every gradient of the pass is vᵀ·∂root/∂t, not ∂root/∂t
+        self._pre = f"{self.vsym}·" if seed is not None and not implicit else ""
+        self._seed_root = root_id
+        self._factors = {}
+        for k, s in enumerate(p.steps):
+            out.steps.append(self.explain_step(s, k + 1, root_id, seed, p, failed=bool(p.error) and k == len(p.steps) - 1))
+        out.chains = self.chains(p, out, root_id)
+        return out
+
+    @staticmethod
+    def signature(p: Pass):
+        """What must be equal for a pass to be shown as a repeat of an earlier one."""
+        return (p.root, p.statement, p.error, fmt(p.seed), tuple(
+            (s.node_name, s.statement, s.kind, fmt(s.upstream), tuple((e.rule, e.numbers, e.formula) for e in s.edges))
+            for s in p.steps))
+
+    def explain_step(self, s, number, root_id, seed, p, failed=False) -> Step:
+        g = self.g
+        n = g.node(s.node)
+        label = g.label(s.node)
+        upstream = s.grad_in[0] if s.grad_in else None
+        if s.node == root_id and self._pre:
+            up_sym = text("label.seed_vector", v=self.vsym)
+        else:
+            up_sym = self._d(label)
+        step = Step(number=number, node=nid(s.node), node_name=n.name if n else "?", line=n.line if n else None,
+                    statement=n.statement if n else None, expr=n.text if n else None, output=label,
+                    shape=tuple(n.shape or ()) if n else (), value=g.value(s.node), upstream=upstream,
+                    upstream_symbol=up_sym, failed=failed)
+        if s.fan_in:
+            srcs = [src for src, _ in s.fan_in]
+            step.fan_in = []
+            for src, v in s.fan_in:
+                if src is None:
+                    lab = text("label.seed")
+                elif srcs.count(src) > 1:
+                    sn = g.node(src)
+                    lab = text("label.inputs_of", count=_count_word(srcs.count(src)), stmt=_where_made(sn) if sn else g.label(src))
+                else:
+                    lab = g.label(src)
+                step.fan_in.append((lab, v))
+        if n is None:
+            return step
+        if n.is_leaf:
+            step.kind = "accumulate"
+            if p.kind == "grad":
+                step.increment = upstream
+                step.remark = text("step.accumulate_captured", leaf=label)
+            else:
+                step.before = s.before
+                step.after = s.after
+                if s.after is not None:
+                    step.increment = upstream
+                step.remark = text("step.accumulate_first" if s.before is None else "step.accumulate_add", leaf=label)
+            if not (g.leaf_names.get(s.node) or n.var_name):
+                step.remark = text("step.unnamed_leaf", leaf=label, shape=list(n.shape or ()), line=n.line) + " " + step.remark
+            return step
+        if s.node in g.inner:
+            step.remark = text("step.inner", label=label, node=n.name, expr=g.inner[s.node][1])
+        if failed:
+            step.remark = text("step.not_reached")
+            return step
+        op = n.op
+        operands = g.operands(n) or {}
+        names = list(getattr(op, "inputs", ()) or ())
+        for i, (tid, nr) in enumerate(n.inputs):
+            in_name = names[i] if i < len(names) else f"input{i}"
+            go = s.grads_out[i] if i < len(s.grads_out) else None
+            if tid is not None:
+                target = g.label(tid)
+                src = operands.get(in_name)
+                if src is not None and re.fullmatch(r"[A-Za-z_]\w*", src.strip()) and tid not in g.leaf_names:
+                    target = src.strip()
+            else:
+                src = operands.get(in_name)
+                target = _paren(src) if src else text("label.constant")
+            edge = Edge(input=in_name, target=target, target_node=nid(tid) if tid is not None else None,
+                        rule=None, numbers=None, formula=None, grad=go, local=None)
+            if tid is None:
+                edge.note = text("label.no_input.number" if in_name in n.scalars or _literal(src or "") is not None
+                                 else "label.no_input")
+                step.edges.append(edge)
+                continue
+            self.describe_edge(step, n, op, operands, edge, upstream, go, i)
+            tn = g.node(tid)
+            if go is not None:
+                val = go
+                if tn is not None and nr == 0 and tn.shape is not None and tuple(go.shape) != tuple(tn.shape):
+                    try:
+                        val = sum_to(go, tn.shape)
+                        edge.note = text("step.broadcast", target=edge.target, small=list(tn.shape),
+                                         big=list(go.shape), value=fmt(val))
+                    except (ValueError, IndexError):
+                        pass
+            step.edges.append(edge)
+        tids = [tid for tid, _ in n.inputs if tid is not None]
+        for tid in set(tids):
+            if tids.count(tid) > 1:
+                first = next(e for e in step.edges if e.target_node == nid(tid))
+                extra = text("step.same_input", target=first.target, count=_count_word(tids.count(tid)),
+                             stmt=_where_made(n))
+                first.note = f"{first.note} {extra}" if first.note else extra
+        return step
+
+    def describe_edge(self, step, n, op, operands, edge, upstream, go, i):
+        out = step.output
+        name = edge.input
+        local = getattr(op, "local", None) or {}
+        rule_text = local.get(name)
+        opname = getattr(op, "name", "")
+        values = self._symbol_values(n, operands)
+        labels = self._symbol_labels(n, operands, out)
+        # the local derivative the engine applied, recovered as grad / upstream
+        if opname in ELEMENTWISE and go is not None and upstream is not None:
+            with np.errstate(all="ignore"):
+                try:
+                    ratio = np.asarray(go, dtype=np.float64) / np.broadcast_to(upstream, go.shape).astype(np.float64)
+                except ValueError:
+                    ratio = None
+            if (ratio is not None and np.all(np.isfinite(ratio) | ~np.isfinite(go)) and np.all(upstream != 0)
+                    and np.all(np.isfinite(upstream))):
+                edge.local = ratio.astype(go.dtype)
+                self._factors[(n.id, i)] = edge.local
+        if edge.local is None and go is not None and upstream is not None and opname in _LOCAL_NP:
+            # the ratio cannot be read where the upstream gradient is 0 or not finite (0 · inf
+            # behind a where): evaluate the rule, and keep it only if it gives the engine's numbers
+            local = _local_np(opname, name, values, go.shape)
+            if local is not None:
+                with np.errstate(all="ignore"):
+                    prod = np.broadcast_to(upstream, go.shape).astype(np.float64) * local
+                if np.allclose(prod, np.asarray(go, dtype=np.float64), rtol=1e-4, atol=1e-6, equal_nan=True) and \
+                        np.array_equal(np.isfinite(prod), np.isfinite(go)):
+                    edge.local = local.astype(go.dtype)
+                    self._factors[(n.id, i)] = edge.local
+        exponent = _exponent(n, operands)
+        if opname == "pow" and exponent is not None:
+            e = exponent
+            base = labels.get("self", "self")
+            e1 = e - 1
+            sym = f"{fmt_num(e)}·{_paren(base)}{sup(e1)}" if e1 != 1 else f"{fmt_num(e)}·{_paren(base)}"
+            if e1 == 0:
+                sym = fmt_num(e)
+            edge.rule = f"∂{out}/∂{edge.target} = ∂({_paren(base)}{sup(e)})/∂{_paren(base)} = {sym}"
+            xv = values.get("self")
+            if edge.local is None and xv is not None and go is not None:
+                with np.errstate(all="ignore"):
+                    edge.local = np.asarray(e * np.power(np.asarray(xv, dtype=np.float64), e1)).astype(go.dtype)
+                self._factors[(n.id, i)] = edge.local
+            if xv is not None and np.asarray(xv).size <= SMALL:
+                xs = fmt(xv)
+                xs = xs if np.asarray(xv).ndim == 0 and not xs.startswith("-") else f"({xs})"
+                num = f"{fmt_num(e)}·{xs}{sup(e1)}" if e1 not in (0, 1) else (f"{fmt_num(e)}·{xs}" if e1 == 1 else fmt_num(e))
+                if edge.local is not None:
+                    loc = uniform(edge.local)
+                    num += " = " + (fmt_num(loc) if loc is not None else fmt(edge.local))
+                edge.numbers = num
+        elif opname in ELEMENTWISE and rule_text:
+            sym = self._substitute(rule_text, labels)
+            edge.rule = f"∂{out}/∂{edge.target} = {sym}"
+            num = self._substitute(rule_text, {k: fmt(v) for k, v in values.items()
+                                               if v is not None and np.asarray(v).size <= SMALL})
+            if edge.local is not None:
+                loc = uniform(edge.local)
+                loc_s = fmt_num(loc) if loc is not None else fmt(edge.local)
+                edge.numbers = num + " = " + loc_s if num != loc_s and num != sym else loc_s
+        elif opname in ("sum", "sum_dim", "mean", "mean_dim"):
+            tshape = list(go.shape) if go is not None else []
+            if opname.startswith("sum"):
+                edge.rule = text("rule.sum", out=out, target=edge.target, shape=tshape)
+            else:
+                count = int(np.prod(go.shape)) // max(1, int(np.prod(np.shape(upstream)))) if go is not None and upstream is not None else "N"
+                edge.rule = text("rule.mean", out=out, target=edge.target, shape=tshape, n=count)
+        elif opname in MATRIX and rule_text and "∂" in rule_text:
+            edge.rule = text("step.matrix", rule=_matrix_rule(rule_text, labels, out, opname).replace(
+                "∂L/", f"{self._pre}∂{self._root}/"))
+        elif opname in MATRIX:
+            vjp = self._substitute(op.vjp.get(name, ""), {k: v for k, v in labels.items() if k in ("alpha", "beta")})
+            vjp = re.sub(r"\bgrad\b", self._d(out), vjp, flags=re.ASCII).replace("self's", f"{edge.target}'s")
+            edge.rule = f"{self._d(edge.target)} = {vjp}"
+        elif rule_text is not None or (getattr(op, "vjp", None) and name in op.vjp):
+            vjp = op.vjp.get(name, "")
+            r = rule_text if rule_text not in (None, "1") else None
+            attrs = {k: labels[k] for k in ("self", "index") if k in labels}
+            if "dim" in labels:
+                attrs["dim"] = f"dim {labels['dim']}"
+            vjp = re.sub(r"\bgrad\b", self._d(out), self._substitute(vjp, attrs), flags=re.ASCII)
+            edge.rule = f"{self._d(edge.target)} = {vjp}"
+            if r:
+                edge.rule += f"   ({r})"
+        # upstream · local = value
+        if go is not None:
+            up = fmt(upstream) if upstream is not None else "?"
+            if edge.local is not None:
+                loc = uniform(edge.local)
+                loc_s = fmt_num(loc) if loc is not None else fmt(edge.local)
+                edge.formula = f"{self._d(edge.target)} = {_factor(up)} · {_factor(loc_s)} = {fmt(go)}"
+            else:
+                edge.formula = f"{self._d(edge.target)} = {fmt(go)}"
+
+    def _d(self, target) -> str:
+        """The symbol of the gradient of this pass's output with respect to ``target``."""
+        return f"{self._pre}∂{self._root}/∂{target}"
+
+    def _symbol_values(self, n, operands):
+        g = self.g
+        vals = {}
+        names = list(getattr(n.op, "inputs", ()) or ())
+        for i, (tid, _nr) in enumerate(n.inputs):
+            if i < len(names):
+                if tid is not None:
+                    vals[names[i]] = g.value(tid)
+        for k, v in list(n.scalars.items()) + list(n.attrs.items()):
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and vals.get(k) is None:
+                vals[k] = v
+        for k, src in operands.items():
+            if k in vals and vals[k] is not None:
+                continue
+            lit = _literal(src)
+            if lit is not None:
+                vals[k] = lit
+            elif src and re.fullmatch(r"[A-Za-z_]\w*", src.strip()):
+                v = self.trace.variables.get(src.strip())
+                if v is not None and v.kind in ("tensor", "number"):
+                    vals[k] = v.value
+        vals["result"] = n.value
+        vals.setdefault("alpha", 1)
+        return vals
+
+    def _symbol_labels(self, n, operands, out):
+        g = self.g
+        labels = {}
+        names = list(getattr(n.op, "inputs", ()) or ())
+        for i, (tid, _nr) in enumerate(n.inputs):
+            if i < len(names):
+                src = operands.get(names[i])
+                if tid is not None and tid in g.leaf_names:
+                    labels[names[i]] = g.label(tid)
+                elif src is not None:
+                    labels[names[i]] = src.strip() if re.fullmatch(r"[\w.]+", src.strip()) else _paren(src)
+                elif tid is not None:
+                    labels[names[i]] = g.label(tid)
+        for k, src in operands.items():
+            labels.setdefault(k, src.strip() if re.fullmatch(r"[\w.]+", src.strip()) else _paren(src))
+        for k, v in list(n.scalars.items()) + list(n.attrs.items()):
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                labels.setdefault(k, fmt_num(v))
+        labels["result"] = out
+        labels.setdefault("alpha", "1")
+        return labels
+
+    @staticmethod
+    def _substitute(rule: str, mapping: dict) -> str:
+        def rep(m):
+            k = m.group(0)
+            return str(mapping.get(k, k))
+        s = re.sub(r"\b(" + "|".join(_SYMBOLS) + r")\b", rep, rule, flags=re.ASCII)
+        s = s.replace("−1·", "−").replace("-1·", "-")
+        s = re.sub(r"^-(-?\d)", lambda m: str(-int(m.group(1))) if m.group(1).lstrip("-").isdigit() else m.group(0), s)
+        return s.replace("--", "")
+
+
+    # -- chains ------------------------------------------------------------------------
+
+    def chains(self, p, out: Pass, root_id):
+        if root_id is None or p.error:
+            return []
+        g = self.g
+        steps = {s.node: s for s in p.steps}
+        leaves = [s.node for s in p.steps if g.node(s.node) is not None and g.node(s.node).is_leaf]
+        chains = []
+        for leaf in leaves:
+            paths = self._paths(root_id, leaf, steps)
+            leaf_label = g.label(leaf)
+            step = next(st for st in out.steps if st.node == nid(leaf))
+            value = step.increment if step.increment is not None else step.upstream
+            formulas = []
+            totals = []
+            ok = True
+            for path in paths[:MAX_PATHS]:
+                syms, nums, prod = [], [], None
+                for (a, i) in path:
+                    syms.append(self._path_sym(a, i, leaf, leaf_label))
+                    na = g.node(a)
+                    f = self._factors.get((a, i))
+                    if f is None and na.op is not None and getattr(na.op, "name", "") in ("sum", "view", "unsafe_view", "squeeze", "unsqueeze", "expand", "squeeze_dim", "t", "transpose", "alias", "clone"):
+                        f = np.ones((), dtype=np.float32)
+                    u = uniform(f) if f is not None else None
+                    if u is None:
+                        ok = False
+                        break
+                    nums.append(_factor(fmt_num(u)))
+                    prod = u if prod is None else prod * u
+                if not ok:
+                    break
+                seed = out.seed
+                if prod is None:  # the pass starts at the leaf itself: the gradient is the seed
+                    su = uniform(seed)
+                    if su is None:
+                        ok = False
+                        break
+                    totals.append(su)
+                    formulas.append(f"∂{out.root}/∂{leaf_label} = {fmt_num(su)}  " + text("chain.at_leaf"))
+                    continue
+                su = uniform(seed)
+                if su is None:
+                    ok = False
+                    break
+                if su != 1 or self._pre:
+                    syms.insert(0, self.vsym)
+                    nums.insert(0, _factor(fmt_num(su)))
+                    prod = prod * su
+                elif len(syms) == 1:
+                    syms.insert(0, f"∂{out.root}/∂{out.root}")
+                    nums.insert(0, "1")
+                totals.append(prod)
+                syms, nums = _elide(syms), _elide(nums)
+                formulas.append(f"{self._d(leaf_label)} = " + " · ".join(syms) + " = " + " · ".join(nums)
+                                + " = " + fmt_num(prod) if len(syms) > 1 else
+                                f"{self._d(leaf_label)} = " + syms[0] + " = " + fmt_num(prod))
+            if ok and paths and len(paths) <= MAX_PATHS:
+                total = None
+                tot = totals[0]
+                if len(totals) > 1:
+                    tot = sum(totals[1:], totals[0])
+                    total = f"{self._d(leaf_label)} = " + " + ".join(fmt_num(t) for t in totals) + " = " + fmt_num(tot)
+                    formulas = [f.replace(f"{self._d(leaf_label)} = ", f"path {k + 1}: ", 1) for k, f in enumerate(formulas)]
+                matches = value is not None and bool(np.allclose(np.asarray(value, dtype=np.float64), float(tot), rtol=1e-5, atol=1e-6, equal_nan=True))
+                chains.append(Chain(leaf=leaf_label, paths=formulas, total=total, value=value, matches=matches,
+                                    remark=text("chain.paths", count=len(paths), root=out.root, leaf=leaf_label) if len(paths) > 1 else None))
+            else:
+                finals = []
+                for path in paths[:MAX_PATHS]:
+                    if not path:  # the pass starts at the leaf: its gradient is the seed
+                        formulas.append(f"∂{out.root}/∂{leaf_label} = {self.vsym} = {fmt(out.seed)}  "
+                                        + text("chain.at_leaf"))
+                        continue
+                    flow = [fmt(out.seed)]
+                    for (a, i) in path:
+                        s = steps[a]
+                        go = s.grads_out[i] if i < len(s.grads_out) else None
+                        flow.append(fmt(go))
+                    finals.append(go)
+                    syms = [self._path_sym(a, i, leaf, leaf_label) for a, i in path]
+                    head = f"{self._d(leaf_label)} = "
+                    if self._pre:
+                        syms.insert(0, self.vsym)
+                    if len(syms) == 1 and syms[0].startswith(f"∂{out.root}/∂{leaf_label}"):
+                        # one step from the root: the chain is the local rule itself, not
+                        # "∂y/∂x = ∂y/∂x"
+                        body = syms[0] if syms[0] != f"∂{out.root}/∂{leaf_label}" else ""
+                        formulas.append((head + body + "; " if body else "") + text("chain.flow", flow=" → ".join(_elide(flow))))
+                    else:
+                        formulas.append(head + " · ".join(_elide(syms)) + "; "
+                                        + text("chain.flow", flow=" → ".join(_elide(flow))))
+                total = None
+                ends = [path[-1] for path in paths if path]
+                # a path's last gradient is its own contribution only when no other path
+                # ends on the same edge (x * x: yes; two paths merging before the leaf: no)
+                if (1 < len(paths) <= MAX_PATHS and len(ends) == len(paths) == len(set(ends))
+                        and all(f is not None for f in finals)):
+                    try:
+                        tot = sum(finals[1:], finals[0])
+                        total = f"{self._d(leaf_label)} = " + " + ".join(_factor(fmt(f)) for f in finals) + " = " + fmt(tot)
+                        formulas = [f"path {k + 1}: " + f.replace(f"{self._d(leaf_label)} = ", "", 1)
+                                    for k, f in enumerate(formulas)]
+                    except ValueError:
+                        total = None
+                chains.append(Chain(leaf=leaf_label, paths=formulas[:MAX_PATHS], total=total, value=value, matches=None,
+                                    remark=text("chain.paths", count=len(paths), root=out.root, leaf=leaf_label) if len(paths) > 1 else None))
+        return chains
+
+    def _path_sym(self, a, i, leaf, leaf_label) -> str:
+        """∂a/∂input for edge ``i`` of node ``a``; "(via other)" when the node takes that
+        input more than once (x * x)."""
+        g = self.g
+        na = g.node(a)
+        tid = na.inputs[i][0]
+        sym = f"∂{g.label(a)}/∂{g.label(tid) if tid != leaf else leaf_label}"
+        if sum(1 for t, _ in na.inputs if t == tid) > 1:
+            names = list(getattr(na.op, "inputs", ()) or ())
+            sym += " " + text("label.via", input=names[i] if i < len(names) else f"input {i}")
+        return sym
+
+    def _paths(self, root, leaf, steps):
+        """Every path root → leaf through executed nodes, as [(node, edge index)], without recursion."""
+        g = self.g
+        out = []
+        stack = [(root, [])]
+        while stack and len(out) <= MAX_PATHS:
+            node, path = stack.pop()
+            if node == leaf:
+                out.append(path)
+                continue
+            n = g.node(node)
+            s = steps.get(node)
+            if n is None or s is None or n.is_leaf:
+                continue
+            for i in range(len(n.inputs) - 1, -1, -1):
+                tid = n.inputs[i][0]
+                if tid is None or tid not in steps:
+                    continue
+                if i < len(s.grads_out) and s.grads_out[i] is None:
+                    continue
+                stack.append((tid, path + [(node, i)]))
+        return out
+
