@@ -64,11 +64,17 @@ class StepRecord:
     along several edges that were summed, the contributions in arrival order as
     ``(from node id, gradient)`` — ``from`` is None for the seed of a root. For a node with
     several outputs, only outputs that received more than one contribution are listed
-    (in output order)."""
+    (in output order).
 
-    __slots__ = ("node", "grad_in", "grads_out", "before", "after", "fan_in")
+    ``sum_back`` (only with ``keep_values``; else None): ``{edge index: gradient}`` for the
+    edges whose gradient the engine summed back to the input's shape (the input was
+    broadcast in the forward pass): the op's own output before that sum. ``grads_out``
+    holds what the input receives, in the input's shape."""
+
+    __slots__ = ("node", "grad_in", "grads_out", "before", "after", "fan_in", "sum_back")
 
     def __init__(self, node, grad_in, grads_out, before=None, after=None, fan_in=None):
+        self.sum_back = None
         self.node = node
         self.grad_in = grad_in
         self.grads_out = grads_out

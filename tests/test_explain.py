@@ -132,10 +132,32 @@ def test_sqrt_at_zero_points_at_sqrt():
     assert "SqrtBackward0" in d.title and d.line == 7
 
 
-def test_broadcast_sum_is_said():
-    ex = E.explain(trace_of(ROOT / "scenarios/broadcasting.py"))
-    notes = [e.note for s in ex.passes[0].steps for e in s.edges if e.note and "broadcast" in e.note]
-    assert notes and "[12, 10, 26]" in notes[0]
+def test_broadcast_sum_back_is_a_step_and_b_receives_its_own_shape():
+    trace = trace_of(ROOT / "scenarios/broadcasting.py")
+    ex = E.explain(trace)
+    b_grad = trace.variables["b"].grad
+    assert b_grad.tolist() == [12.0, 10.0, 26.0]          # 2·y summed over the rows, by hand
+    add = next(s for s in ex.passes[0].steps if s.node_name == "AddBackward0")
+    edge = next(e for e in add.edges if e.target == "b")
+    assert edge.grad.shape == (3,) and np.array_equal(edge.grad, b_grad)
+    assert edge.sum_back.shape == (2, 3) and np.array_equal(edge.sum_back.sum(axis=0), b_grad)
+    assert "[12, 10, 26]" in edge.sum_back_text and "dimension(s) 0" in edge.sum_back_text
+    chain = next(c for c in ex.passes[0].chains if c.leaf == "b")
+    assert chain.matches is True and np.array_equal(chain.value, b_grad)
+    assert chain.paths[0].endswith("→ [12, 10, 26]") and chain.count == 2
+    assert "differs" not in render_text(ex)
+
+
+def test_thirty_paths_are_counted_and_summed():
+    trace = trace_of(ROOT / "scenarios/rnn_loop.py")
+    ex = E.explain(trace)
+    (chain,) = [c for c in ex.passes[0].chains if c.leaf == "W"]
+    assert chain.count == 30 and len(chain.contributions) == 30
+    total = np.sum([np.asarray(d["value"], dtype=np.float64) for d in chain.contributions], axis=0)
+    assert np.allclose(total, trace.variables["W"].grad, rtol=1e-5, atol=1e-7)
+    assert chain.matches is True
+    out = render_text(ex)
+    assert "30 contributions" in out and "17 paths" not in out and "sum of all 30" in out
 
 
 def test_wrt_and_pass_selection():
@@ -359,9 +381,9 @@ def test_module_parameters_keep_their_names_and_inner_nodes_are_labelled():
 def test_x_times_x_fan_in_names_both_inputs():
     src = "import torch\nx = torch.tensor(3.0, requires_grad=True)\ny = x * x\ny.backward()\n"
     out = render_text(explain_src(src), width=200)
-    assert "(3 + 3 from both inputs of y = x * x)" in out
-    assert "path 1: ∂y/∂y · ∂y/∂x (via self) = 1 · 3 = 3" in out
-    assert "path 2: ∂y/∂y · ∂y/∂x (via other) = 1 · 3 = 3" in out
+    assert "(3 + 3 from both inputs of y = x * x (step 1))" in out
+    assert "via y (step 1, line 3): ∂y/∂y · ∂y/∂x (via self) = 1 · 3 = 3" in out
+    assert "via y (step 1, line 3): ∂y/∂y · ∂y/∂x (via other) = 1 · 3 = 3" in out
     assert "∂y/∂x = 3 + 3 = 6" in out
     src = ("import torch\nv = torch.tensor([1.0, 2.0], requires_grad=True)\ny = v * v\n"
            "y.backward(gradient=torch.tensor([1.0, 1.0]))\n")

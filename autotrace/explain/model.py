@@ -16,9 +16,11 @@ class Edge:
     rule: str | None            # ∂out/∂in in symbols
     numbers: str | None         # the rule with numbers put in
     formula: str | None         # upstream · local = value
-    grad: np.ndarray | None     # the gradient passed on (before any broadcast sum)
+    grad: np.ndarray | None     # the gradient the input receives (in the input's shape)
     local: np.ndarray | None    # the local derivative the engine applied (grad / upstream), when elementwise
-    note: str | None = None     # broadcasting sum, no-gradient remark
+    note: str | None = None     # no-gradient remark, an input used twice
+    sum_back: np.ndarray | None = None  # the op's output before the broadcast sum-back (grad is after)
+    sum_back_text: str | None = None
 
 
 @dataclass
@@ -45,8 +47,6 @@ class Step:
 
 
 @dataclass
-
-@dataclass
 class Chain:
     leaf: str
     paths: list                 # formulas, one per path
@@ -54,6 +54,8 @@ class Chain:
     value: np.ndarray | None    # the engine's increment for this leaf in this pass
     matches: bool | None
     remark: str | None = None
+    count: int = 1              # paths from the root to the leaf (exact)
+    contributions: list = field(default_factory=list)  # per incoming edge: via, node, edge, paths, value
 
 
 @dataclass

@@ -10,8 +10,9 @@ import numpy as np
 from ..messages import text
 from .graph import (_LOCAL_NP, _SYMBOLS, ELEMENTWISE, MATRIX, _count_word, _exponent, _Graph, _literal, _local_np,
                     _matrix_rule, _where_made, nid)
-from .model import Chain, Edge, Pass, Step
-from .numbers import MAX_PATHS, SMALL, _elide, _factor, _paren, fmt, fmt_num, sum_to, sup, uniform
+from .chains import chains
+from .model import Edge, Pass, Step
+from .numbers import SMALL, _factor, _paren, fmt, fmt_num, sup, uniform
 
 
 class _Explainer:
@@ -56,9 +57,10 @@ class _Explainer:
         self._pre = f"{self.vsym}·" if seed is not None and not implicit else ""
         self._seed_root = root_id
         self._factors = {}
+        self._numbers = {s.node: k + 1 for k, s in enumerate(p.steps)}
         for k, s in enumerate(p.steps):
             out.steps.append(self.explain_step(s, k + 1, root_id, seed, p, failed=bool(p.error) and k == len(p.steps) - 1))
-        out.chains = self.chains(p, out, root_id)
+        out.chains = chains(self, p, out, root_id)
         return out
 
     @staticmethod
@@ -92,6 +94,8 @@ class _Explainer:
                     lab = text("label.inputs_of", count=_count_word(srcs.count(src)), stmt=_where_made(sn) if sn else g.label(src))
                 else:
                     lab = g.label(src)
+                if src is not None and src in self._numbers:
+                    lab = text("label.via_step", label=lab, step=self._numbers[src])
                 step.fan_in.append((lab, v))
         if n is None:
             return step
@@ -135,17 +139,18 @@ class _Explainer:
                                  else "label.no_input")
                 step.edges.append(edge)
                 continue
-            self.describe_edge(step, n, op, operands, edge, upstream, go, i)
-            tn = g.node(tid)
-            if go is not None:
-                val = go
-                if tn is not None and nr == 0 and tn.shape is not None and tuple(go.shape) != tuple(tn.shape):
-                    try:
-                        val = sum_to(go, tn.shape)
-                        edge.note = text("step.broadcast", target=edge.target, small=list(tn.shape),
-                                         big=list(go.shape), value=fmt(val))
-                    except (ValueError, IndexError):
-                        pass
+            full = s.sum_back.get(i) if s.sum_back else None
+            self.describe_edge(step, n, op, operands, edge, upstream, full if full is not None else go, i)
+            if full is not None and go is not None:
+                # the op's output had the broadcast shape; the engine summed it back to the
+                # input's shape (validate_outputs): a step of its own
+                edge.sum_back = full
+                if edge.formula and " = " in edge.formula:
+                    edge.formula = edge.formula.split(" = ", 1)[1]
+                dims = _broadcast_dims(full.shape, go.shape)
+                edge.sum_back_text = text("step.sum_back", target=edge.target, big=list(full.shape),
+                                          small=list(go.shape), dims=", ".join(map(str, dims)),
+                                          sym=self._d(edge.target), value=fmt(go))
             step.edges.append(edge)
         tids = [tid for tid, _ in n.inputs if tid is not None]
         for tid in set(tids):
@@ -313,116 +318,6 @@ class _Explainer:
         return s.replace("--", "")
 
 
-    # -- chains ------------------------------------------------------------------------
-
-    def chains(self, p, out: Pass, root_id):
-        if root_id is None or p.error:
-            return []
-        g = self.g
-        steps = {s.node: s for s in p.steps}
-        leaves = [s.node for s in p.steps if g.node(s.node) is not None and g.node(s.node).is_leaf]
-        chains = []
-        for leaf in leaves:
-            paths = self._paths(root_id, leaf, steps)
-            leaf_label = g.label(leaf)
-            step = next(st for st in out.steps if st.node == nid(leaf))
-            value = step.increment if step.increment is not None else step.upstream
-            formulas = []
-            totals = []
-            ok = True
-            for path in paths[:MAX_PATHS]:
-                syms, nums, prod = [], [], None
-                for (a, i) in path:
-                    syms.append(self._path_sym(a, i, leaf, leaf_label))
-                    na = g.node(a)
-                    f = self._factors.get((a, i))
-                    if f is None and na.op is not None and getattr(na.op, "name", "") in ("sum", "view", "unsafe_view", "squeeze", "unsqueeze", "expand", "squeeze_dim", "t", "transpose", "alias", "clone"):
-                        f = np.ones((), dtype=np.float32)
-                    u = uniform(f) if f is not None else None
-                    if u is None:
-                        ok = False
-                        break
-                    nums.append(_factor(fmt_num(u)))
-                    prod = u if prod is None else prod * u
-                if not ok:
-                    break
-                seed = out.seed
-                if prod is None:  # the pass starts at the leaf itself: the gradient is the seed
-                    su = uniform(seed)
-                    if su is None:
-                        ok = False
-                        break
-                    totals.append(su)
-                    formulas.append(f"∂{out.root}/∂{leaf_label} = {fmt_num(su)}  " + text("chain.at_leaf"))
-                    continue
-                su = uniform(seed)
-                if su is None:
-                    ok = False
-                    break
-                if su != 1 or self._pre:
-                    syms.insert(0, self.vsym)
-                    nums.insert(0, _factor(fmt_num(su)))
-                    prod = prod * su
-                elif len(syms) == 1:
-                    syms.insert(0, f"∂{out.root}/∂{out.root}")
-                    nums.insert(0, "1")
-                totals.append(prod)
-                syms, nums = _elide(syms), _elide(nums)
-                formulas.append(f"{self._d(leaf_label)} = " + " · ".join(syms) + " = " + " · ".join(nums)
-                                + " = " + fmt_num(prod) if len(syms) > 1 else
-                                f"{self._d(leaf_label)} = " + syms[0] + " = " + fmt_num(prod))
-            if ok and paths and len(paths) <= MAX_PATHS:
-                total = None
-                tot = totals[0]
-                if len(totals) > 1:
-                    tot = sum(totals[1:], totals[0])
-                    total = f"{self._d(leaf_label)} = " + " + ".join(fmt_num(t) for t in totals) + " = " + fmt_num(tot)
-                    formulas = [f.replace(f"{self._d(leaf_label)} = ", f"path {k + 1}: ", 1) for k, f in enumerate(formulas)]
-                matches = value is not None and bool(np.allclose(np.asarray(value, dtype=np.float64), float(tot), rtol=1e-5, atol=1e-6, equal_nan=True))
-                chains.append(Chain(leaf=leaf_label, paths=formulas, total=total, value=value, matches=matches,
-                                    remark=text("chain.paths", count=len(paths), root=out.root, leaf=leaf_label) if len(paths) > 1 else None))
-            else:
-                finals = []
-                for path in paths[:MAX_PATHS]:
-                    if not path:  # the pass starts at the leaf: its gradient is the seed
-                        formulas.append(f"∂{out.root}/∂{leaf_label} = {self.vsym} = {fmt(out.seed)}  "
-                                        + text("chain.at_leaf"))
-                        continue
-                    flow = [fmt(out.seed)]
-                    for (a, i) in path:
-                        s = steps[a]
-                        go = s.grads_out[i] if i < len(s.grads_out) else None
-                        flow.append(fmt(go))
-                    finals.append(go)
-                    syms = [self._path_sym(a, i, leaf, leaf_label) for a, i in path]
-                    head = f"{self._d(leaf_label)} = "
-                    if self._pre:
-                        syms.insert(0, self.vsym)
-                    if len(syms) == 1 and syms[0].startswith(f"∂{out.root}/∂{leaf_label}"):
-                        # one step from the root: the chain is the local rule itself, not
-                        # "∂y/∂x = ∂y/∂x"
-                        body = syms[0] if syms[0] != f"∂{out.root}/∂{leaf_label}" else ""
-                        formulas.append((head + body + "; " if body else "") + text("chain.flow", flow=" → ".join(_elide(flow))))
-                    else:
-                        formulas.append(head + " · ".join(_elide(syms)) + "; "
-                                        + text("chain.flow", flow=" → ".join(_elide(flow))))
-                total = None
-                ends = [path[-1] for path in paths if path]
-                # a path's last gradient is its own contribution only when no other path
-                # ends on the same edge (x * x: yes; two paths merging before the leaf: no)
-                if (1 < len(paths) <= MAX_PATHS and len(ends) == len(paths) == len(set(ends))
-                        and all(f is not None for f in finals)):
-                    try:
-                        tot = sum(finals[1:], finals[0])
-                        total = f"{self._d(leaf_label)} = " + " + ".join(_factor(fmt(f)) for f in finals) + " = " + fmt(tot)
-                        formulas = [f"path {k + 1}: " + f.replace(f"{self._d(leaf_label)} = ", "", 1)
-                                    for k, f in enumerate(formulas)]
-                    except ValueError:
-                        total = None
-                chains.append(Chain(leaf=leaf_label, paths=formulas[:MAX_PATHS], total=total, value=value, matches=None,
-                                    remark=text("chain.paths", count=len(paths), root=out.root, leaf=leaf_label) if len(paths) > 1 else None))
-        return chains
-
     def _path_sym(self, a, i, leaf, leaf_label) -> str:
         """∂a/∂input for edge ``i`` of node ``a``; "(via other)" when the node takes that
         input more than once (x * x)."""
@@ -435,26 +330,8 @@ class _Explainer:
             sym += " " + text("label.via", input=names[i] if i < len(names) else f"input {i}")
         return sym
 
-    def _paths(self, root, leaf, steps):
-        """Every path root → leaf through executed nodes, as [(node, edge index)], without recursion."""
-        g = self.g
-        out = []
-        stack = [(root, [])]
-        while stack and len(out) <= MAX_PATHS:
-            node, path = stack.pop()
-            if node == leaf:
-                out.append(path)
-                continue
-            n = g.node(node)
-            s = steps.get(node)
-            if n is None or s is None or n.is_leaf:
-                continue
-            for i in range(len(n.inputs) - 1, -1, -1):
-                tid = n.inputs[i][0]
-                if tid is None or tid not in steps:
-                    continue
-                if i < len(s.grads_out) and s.grads_out[i] is None:
-                    continue
-                stack.append((tid, path + [(node, i)]))
-        return out
 
+def _broadcast_dims(big, small) -> list:
+    """The dimensions of ``big`` that a gradient is summed over to get ``small``'s shape."""
+    lead = len(big) - len(small)
+    return [d for d in range(len(big)) if d < lead or (small[d - lead] == 1 and big[d] != 1)]

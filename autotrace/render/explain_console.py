@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from ..explain import Explanation, Run, collapse, fmt
+from ..explain.chains import LARGEST, READABLE
 from ..messages import text
 
 INDENT = "  "
@@ -61,6 +62,14 @@ def lines(ex: Explanation, all_steps: bool = False):
                 add(1, text("label.step", number=s.number), f"{s.node_name}   {where}", "bold cyan")
             if s.fan_in:
                 add(2, text("label.fan_in"), text("step.fan_in", target=s.output, count=len(s.fan_in)))
+                if len(s.fan_in) > READABLE:
+                    add(3, "", text("step.fan_in_many", count=len(s.fan_in), value=fmt(s.upstream)), "")
+                    for src, v in _largest(s.fan_in, LARGEST):
+                        add(4, "", text("label.from", value=fmt(v), source=src), "dim")
+                    continue_fan = False
+                else:
+                    continue_fan = True
+            if s.fan_in and continue_fan:
                 add(3, "", " + ".join(_term(fmt(v)) for _, v in s.fan_in) + " = " + fmt(s.upstream), "")
                 groups = {}
                 for src, v in s.fan_in:
@@ -87,7 +96,13 @@ def lines(ex: Explanation, all_steps: bool = False):
                     add(2, text("label.rule"), e.rule)
                 if e.numbers:
                     add(2, text("label.numbers"), e.numbers)
-                add(2, text("label.to", target=e.target), e.formula or fmt(e.grad), "green")
+                if e.sum_back is not None:
+                    add(2, text("label.to_broadcast", target=e.target, shape=list(e.sum_back.shape)),
+                        e.formula or fmt(e.sum_back), "")
+                else:
+                    add(2, text("label.to", target=e.target), e.formula or fmt(e.grad), "green")
+                if e.sum_back_text:
+                    add(2, text("label.sum_back"), e.sum_back_text, "green")
                 if e.note:
                     add(3, "", e.note, "dim")
         if p.chains:
@@ -174,6 +189,16 @@ def render(ex: Explanation, console, all_steps: bool = False) -> None:
             note = Text(INDENT)
             note.append(n, style="yellow")
             _print_wrapped(console, note, len(INDENT), width)
+
+
+def _largest(pairs, k):
+    """The ``k`` (label, value) pairs of largest norm, in their order."""
+    import numpy as np
+
+    norms = [float(np.nan_to_num(np.sqrt(np.sum(np.square(np.asarray(v, dtype=np.float64)))), nan=np.inf))
+             if v is not None else 0.0 for _, v in pairs]
+    keep = sorted(sorted(range(len(pairs)), key=lambda i: -norms[i])[:k])
+    return [pairs[i] for i in keep]
 
 
 def _term(s: str) -> str:
