@@ -15,6 +15,8 @@ EN: dict[str, str] = {
     "heading.pass": "Backward pass {number} of {total}: line {line}: {statement}",
     "heading.pass_noline": "Backward pass {number} of {total}: {statement}",
     "heading.pass_implicit": "Backward pass {number} of {total}: {root}.backward() (from --of {root}; the script calls none)",
+    "heading.pass_auto": "Backward pass {number} of {total}: {root}.backward() (run by explain; the script calls none)",
+    "heading.pass_auto_stopped": "Backward pass {number} of {total}: {root}.backward() (run by explain on what ran before the stop)",
     "heading.chains": "The whole chain, leaf by leaf",
     "heading.timeline": "Each leaf's .grad over the run",
     "heading.diagnostics": "Diagnostics",
@@ -69,6 +71,7 @@ EN: dict[str, str] = {
     "seed.failed": "backward() was called on {root} (shape {shape}), and it failed before any gradient was computed.",
     "seed.grad_call": "torch.autograd.grad: the gradients are returned, not added to any .grad.",
     "seed.implicit_of": "The script calls no backward(): this pass is the one explain ran from {root} ({root}.backward(retain_graph=True), so the script's graph is left as it was).",
+    "seed.implicit_auto": "explain ran it as {root}.backward(retain_graph=True), so the script's graph is left as it was.",
     "seed.retain": "retain_graph=True: the saved tensors stay, so the graph can be walked again.",
     "seed.freed": "retain_graph is not set, so each node frees its saved tensors after it runs.",
 
@@ -154,6 +157,7 @@ EN: dict[str, str] = {
     "diag.none_grad.reason.failed_lines": "the backward calls at lines {lines}, whose graph leads to it, failed (see the errors above), so no gradient arrived.",
     "diag.none_grad.failed.fix": "Fix the error of that backward call (see its fix above); then the pass reaches {leaf} and fills {leaf}.grad.",
     "diag.none_grad.reason.no_pass": "the script never calls backward().",
+    "diag.none_grad.reason.stopped": "the script stopped at line {line} before any backward() ran.",
     "diag.none_grad.unused.fix": "Compute the loss from {leaf} with grad mode on (outside torch.no_grad(), without .detach()), then call backward() on it.",
     "diag.none_grad.no_pass.fix": "Call backward() on the result (for example {root}.backward()), or run explain with --of NAME.",
     "diag.nonleaf_made.why": "{leaf} is not a leaf: it was computed by {node} at line {line} ({expr}), so its .grad stays None. The leaf is the tensor it was computed from.",
@@ -221,6 +225,8 @@ EN: dict[str, str] = {
     "diag.error.unused.fix": "Pass allow_unused=True to get None for it, or remove it from inputs.",
     "diag.error.other.why": "The script stopped with this error before finishing.",
     "diag.error.other.fix": "See the line above; the message is PyTorch's own.",
+    "diag.error.autotrace.why": "The script stopped here: this is autotrace's own message, not PyTorch's: the script uses something autotrace does not support yet, or a limit was reached.",
+    "diag.error.autotrace.fix": "Rewrite that line with what autotrace supports (`autotrace ops` lists it), or raise the limit; under PyTorch the script may run on.",
 
     # -- verify --------------------------------------------------------------------------
     "verify.cannot_perturb": "{leaf} is not checked: {reason}",
@@ -240,6 +246,12 @@ EN: dict[str, str] = {
     "verify.too_big": "{leaf}: {count} elements; only the first {limit} are checked.",
 
     # -- misc ----------------------------------------------------------------------------
+    "stopped": "The script stopped at line {line} with {type}: {message} What ran before that line is explained below.",
+    "stopped.with_backward": "The script stopped at line {line} with {type}: {message} So its backward() at line {later} never ran; what ran before line {line} is explained below.",
+    "implicit_root": "The script calls no backward(), so it computes no gradient (its .grad stay None). To show what backward() would do, explain runs one from {root} (line {line}), the last single-number tensor with a grad_fn the script bound; pick another with --of NAME.",
+    "implicit_root_stopped": "explain runs backward() from {root} (line {line}), the last single-number tensor with a grad_fn bound before the stop. Pick another with --of NAME.",
+    "implicit_root_noline": "The script calls no backward(), so it computes no gradient (its .grad stay None). To show what backward() would do, explain runs one from {root}, the last single-number tensor with a grad_fn the script bound; pick another with --of NAME.",
+    "no_pass.nonscalar": "The script calls no backward(), and no tensor it binds is a single number with a grad_fn ({names} are not single numbers), so there is no root to start from. Reduce one to a number and name it (loss = {name}.sum()), then run explain again or pass --of loss.",
     "no_pass": "The script never calls backward() or torch.autograd.grad, so no gradient was computed (every .grad stays None). Run with --of NAME to explain the backward pass from a tensor.",
     "pass_error": "This pass stopped with an error; see Diagnostics.",
     "selection.no_pass": "--pass {number}: the script ran {total} backward pass(es).",

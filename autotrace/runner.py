@@ -29,6 +29,9 @@ class Options:
     #: tensor without grad_fn to ``name``, its element ``index`` is moved by ``delta``
     #: (the tensor becomes float64), for central differences. See :func:`_perturbing`.
     perturb: dict | None = None
+    #: explain: when the script calls no backward() and ``of`` is not given, backward from
+    #: the last single-number tensor with a grad_fn the script bound (``Trace.implicit_root``)
+    auto_root: bool = False
 
 
 def parse_set(text: str):
@@ -158,18 +161,24 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         variables = dict(predefined)
         variables.update(result.globals)
         error = _error_dict(result.error) if result.error is not None else None
+        implicit_root = as_left = None
         if options.of and error is None:
             error = _implicit_backward(variables, options.of, rec)
+        elif options.auto_root and not rec.passes and not (error and error.get("phase") == "parse"):
+            # also when the script stopped early: explain what ran before the error
+            implicit_root = _last_scalar_root(variables)
+            if implicit_root is not None:
+                # the variables as the script left them: explain's own pass changes no .grad
+                # the script could have seen
+                as_left = _records(variables)
+                failed = _implicit_backward(variables, implicit_root, rec)
+                error = error or failed
     finally:
         perturbing.__exit__(None, None, None)
         record.active = None
         site.current = None
 
-    out_vars = {}
-    for name, value in variables.items():
-        v = variable_of(name, value)
-        if v is not None:
-            out_vars[name] = v
+    out_vars = as_left if as_left is not None else _records(variables)
     return Trace(
         script=filename, source=text, stdout=result.stdout, error=error,
         warnings=[{"category": w["category"], "message": w["message"], "line": w["line"]}
@@ -177,6 +186,7 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         variables=out_vars, nodes=rec.nodes, passes=rec.passes,
         grad_events=list(getattr(rec, "grad_events", ())),
         sets={k: v for k, v in parsed_sets.items()},
+        implicit_root=implicit_root,
     )
 
 
@@ -274,6 +284,30 @@ def _implicit_backward(variables, name, rec):
     except RuntimeError as e:
         return {"type": "RuntimeError", "message": str(e), "line": None, "column": None, "phase": "run"}
     return None
+
+
+def _records(variables) -> dict:
+    out = {}
+    for name, value in variables.items():
+        v = variable_of(name, value)
+        if v is not None:
+            out[name] = v
+    return out
+
+
+def _last_scalar_root(variables):
+    """The name of the single-number tensor with a grad_fn made last (by node order) among
+    the script's variables, or None."""
+    from .tensor import Tensor
+
+    best = None
+    for name, value in variables.items():
+        if isinstance(value, Tensor) and value.grad_fn is not None and value._data.size == 1 \
+                and value.grad_fn.rec is not None:
+            key = value.grad_fn.rec.id
+            if best is None or key > best[0]:
+                best = (key, name)
+    return best[1] if best else None
 
 
 def _error_dict(e) -> dict:

@@ -44,6 +44,7 @@ class Trace:
     passes: list = field(default_factory=list)     # autotrace.record.PassRecord, in run order
     sets: dict = field(default_factory=dict)       # names bound from --set
     grad_events: list = field(default_factory=list)  # autotrace.record.GradEvent: .grad zeroed / set to None
+    implicit_root: str | None = None  # explain: the tensor it ran backward() from when the script calls none
 
     def source_line(self, line: int | None) -> str:
         if not line:

@@ -18,7 +18,7 @@ HELP = (
     "with their why and fix (.grad None, nan/inf, accumulation without zeroing, PyTorch errors).\n\n"
     "Examples:\n\n"
     "  autotrace explain scenarios/seed2_power_rule.py\n\n"
-    "  autotrace explain -e 'z = (x*3).sum()' --set 'x=[2.0, 3.0]' --of z\n\n"
+    "  autotrace explain -e 'z = (x*3).sum()' --set 'x=[2.0, 3.0]'   (no backward(): explains z)\n\n"
     "  autotrace explain script.py --verify --format md > steps.md\n\n" + common.EXIT_CODES_HELP_NO_CHECK
 )
 
@@ -28,7 +28,7 @@ def command(
     expr: Optional[str] = common.ExprOpt,
     set_: Optional[List[str]] = common.SetOpt,
     of: Optional[str] = typer.Option(None, "--of", metavar="NAME",
-                                     help="Backward from this tensor (as NAME.backward()) when the script calls no backward()."),
+                                     help="Backward from this tensor (as NAME.backward()) when the script calls no backward(); without it, explain takes the last single-number tensor with a grad_fn the script binds."),
     wrt: Optional[str] = typer.Option(None, "--wrt", metavar="NAME", help="Only the steps and chain that lead to leaf NAME."),
     pass_: Optional[int] = typer.Option(None, "--pass", metavar="N", help="Only backward pass N (1 = the first call)."),
     verify: bool = typer.Option(False, "--verify", help="Check the gradients by central differences in float64 (re-runs the script)."),
@@ -66,12 +66,14 @@ def command(
         sys.stderr.write(f"note: --of {of} is ignored: the script runs its own backward passes\n")
     ex = ex_mod.explain(trace, of=of, wrt=wrt, pass_number=pass_)
     if verify:
+        root = of or trace.implicit_root
+
         def rerun(perturb):
             try:
-                return ex_mod.run(src.data, src.name, sets=set_ or (), limits=lim, of=of, perturb=perturb)
+                return ex_mod.run(src.data, src.name, sets=set_ or (), limits=lim, of=root, perturb=perturb)
             except UsageError:
                 return None
-        ex.verification = ex_mod.verify(trace, rerun, pass_number=pass_, of=of)
+        ex.verification = ex_mod.verify(trace, rerun, pass_number=pass_, of=root)
     if json_out:
         from autotrace.render import explain_json
         sys.stdout.write(explain_json.render(ex) + "\n")

@@ -296,8 +296,8 @@ def test_wrt_and_pass_that_do_not_exist_are_usage_errors():
 # -- regressions from the tester's report ------------------------------------------------
 
 
-def explain_src(src, **kw):
-    return E.explain(E.run(src, "t.py"), **kw)
+def explain_src(src, sets=(), **kw):
+    return E.explain(E.run(src, "t.py", sets=sets), **kw)
 
 
 def test_where_names_the_operand_without_grad_not_the_condition():
@@ -450,3 +450,38 @@ def test_matrix_rules_use_the_scripts_operands():
     proc = run_cli("explain", SCENARIOS / "linear_layer.py", "--no-color", "--width", "100")
     assert proc.returncode == 0, proc.stderr
     assert "matrix form: ∂loss/∂W.T = Xᵀ · ∂loss/∂(X @ W.T)" in proc.stdout
+
+
+def test_implicit_root_is_the_last_scalar_with_grad_fn():
+    from helpers import run_cli
+
+    proc = run_cli("explain", "-e", "z = (x*3).sum()", "--set", "x=[2.0, 3.0]", "--no-color")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "explain runs one from z (line 1)" in out
+    assert "∂z/∂x = [1, 1] · 3 = [3, 3]" in out
+    # the script's own .grad stays None: explain's pass changes nothing the script saw
+    assert "x.grad = None" in out
+    trace = E.run("y = x * 2\nz = (x*3).sum()\nw = y.sum()\nv = y * 1\n", "e.py", sets=["x=[2.0, 3.0]"])
+    assert trace.implicit_root == "w"         # the last scalar made, not the last bound
+    assert trace.variables["x"].grad is None
+    assert trace.passes[0].steps[-1].after.tolist() == [2.0, 2.0]
+
+
+def test_no_scalar_root_says_how_to_pick_one():
+    ex = explain_src("y = x * 2\n", sets=["x=[2.0, 3.0]"])
+    assert ex.passes == []
+    assert any("y.sum()" in n and "--of" in n for n in ex.notes)
+
+
+def test_a_script_stopped_early_says_where_and_explains_what_ran():
+    src = ("import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\n"
+           "z = torch.fft.fft(x)\ny.backward()\n")
+    ex = explain_src(src)
+    out = render_text(ex, width=200)
+    assert "The script stopped at line 4 with AttributeError" in out
+    assert "backward() at line 5 never ran" in out
+    assert "never calls backward()" not in out and "PyTorch's own" not in out
+    assert "autotrace's own message" in out
+    (chain,) = ex.passes[0].chains
+    assert chain.value.tolist() == [2.0, 2.0] and chain.matches

@@ -39,13 +39,16 @@ def explain(trace, *, of: str | None = None, wrt: str | None = None, pass_number
 
 
 def _explain(trace, *, of, wrt, pass_number) -> Explanation:
+    auto = getattr(trace, "implicit_root", None) if not of else None
+    of = of or auto
     ex = _Explainer(trace)
     passes = []
     total = len(trace.passes)
     firsts = {}
     for k, p in enumerate(trace.passes):
         implicit = of if (of and k == 0 and p.line is None) else None
-        ep = ex.explain_pass(p, k + 1, total, implicit_of=implicit)
+        ep = ex.explain_pass(p, k + 1, total, implicit_of=implicit, auto=(
+            "stopped" if trace.error else "auto") if implicit and auto else None)
         sig = _Explainer.signature(ep)
         if sig in firsts and pass_number is None:
             ep.same_as = firsts[sig]
@@ -61,9 +64,7 @@ def _explain(trace, *, of, wrt, pass_number) -> Explanation:
             key = ex.g.label(v.node) if n is not None and n.is_leaf else name
             finals.setdefault(key, v.grad)
     diags = diagnose(trace, passes, timeline, ex.g, wrt=wrt, of=of)
-    notes = []
-    if not trace.passes:
-        notes.append(text("no_pass"))
+    notes = _opening_notes(trace, auto, ex.g)
     if pass_number is not None:
         if not 1 <= pass_number <= total:
             notes.append(text("selection.no_pass", number=pass_number, total=total))
@@ -102,14 +103,55 @@ def _only_leaf(p: Pass, leaf: str, g: _Graph) -> Pass:
 # -- running a script for explain ------------------------------------------------------
 
 
-def run(source, filename, *, sets=(), limits=None, of=None, perturb=None):
+def run(source, filename, *, sets=(), limits=None, of=None, perturb=None, auto_root=True):
     """Run a script for explain: values kept (failed backward calls are recorded by the
     engine), and with ``perturb`` (``{name: (index, delta)}``) that leaf moved by delta in
-    float64 when the script first binds it (for :func:`verify`)."""
+    float64 when the script first binds it (for :func:`verify`). With ``auto_root`` and no
+    ``of``, a script that calls no backward() is explained from its last single-number
+    tensor with a grad_fn (``trace.implicit_root``)."""
     from .. import runner
 
     return runner.run(source, filename, sets=sets, limits=limits,
-                      options=runner.Options(keep_values=True, of=of, perturb=perturb or None))
+                      options=runner.Options(keep_values=True, of=of, perturb=perturb or None,
+                                             auto_root=auto_root))
+
+
+def _opening_notes(trace, auto, g) -> list:
+    """Where and why the script stopped, which root explain picked, or how to pick one."""
+    notes = []
+    err = trace.error
+    from_pass = err is not None and any(p.error and p.line == err.get("line") for p in trace.passes)
+    if err is not None and err.get("phase") != "parse" and not from_pass:
+        later = _later_backward(trace.source, err.get("line"))
+        key = "stopped.with_backward" if later else "stopped"
+        msg = (err.get("message") or "").rstrip()
+        msg = msg if msg.endswith((".", "!", "?")) else msg + "."
+        notes.append(text(key, line=err.get("line") or "?", type=err.get("type"), message=msg, later=later))
+    if auto is not None:
+        v = trace.variables.get(auto)
+        n = g.node(v.node) if v is not None else None
+        line = n.line if n is not None else None
+        key = "implicit_root_stopped" if err is not None else "implicit_root" if line else "implicit_root_noline"
+        notes.append(text(key, root=auto, line=line or "?"))
+    elif not trace.passes and (err is None or err.get("phase") != "parse"):
+        cands = [k for k, v in trace.variables.items() if v.kind == "tensor" and v.grad_fn]
+        if cands:
+            notes.append(text("no_pass.nonscalar", names=", ".join(cands[-3:]), name=cands[-1]))
+        elif err is None:
+            notes.append(text("no_pass"))
+    return notes
+
+
+def _later_backward(source, line):
+    """The first line after ``line`` that calls backward() or torch.autograd.grad, or None."""
+    import re
+
+    if not line:
+        return None
+    for k, src in enumerate(source.splitlines()[line:], start=line + 1):
+        if re.search(r"\.backward\s*\(|autograd\.grad\s*\(", src.split("#")[0]):
+            return k
+    return None
 
 
 # -- as data -----------------------------------------------------------------------------

@@ -63,6 +63,13 @@ def _error_diagnostics(trace, passes, g):
     return out
 
 
+def autotrace_message(msg: str) -> bool:
+    """Whether an error message is autotrace's own (an unsupported construct or API, a
+    sandbox refusal, a limit), not one PyTorch would print."""
+    return any(k in msg for k in ("not supported by autotrace", "is not allowed", "not supported yet",
+                                  "autotrace"))
+
+
 def _explain_error(typ, msg, line, p, rec, trace, g, caught):
     kind = _error_kind(msg)
     title = text("diag.error.title", line=line, type=typ, message=msg) if line else text(
@@ -101,6 +108,9 @@ def _explain_error(typ, msg, line, p, rec, trace, g, caught):
     except KeyError:
         why = text("diag.error.other.why")
     fix = text(fix_key, **values) if kind != "other" else text("diag.error.other.fix")
+    err = trace.error or {}
+    if kind == "other" and (autotrace_message(msg) or (err.get("message") == msg and err.get("phase") in ("parse", "limit"))):
+        why, fix = text("diag.error.autotrace.why"), text("diag.error.autotrace.fix")
     if caught:
         why = text("diag.error.caught") + " " + why
     return Diagnostic(kind=f"error.{kind}", severity="info" if caught else "error", line=line, title=title, why=why, fix=fix)
@@ -300,11 +310,14 @@ def _none_grad_diagnostics(trace, passes, g, wrt=None):
                                   why=text("diag.none_grad.no_requires_grad", leaf=name),
                                   fix=text("diag.none_grad.no_requires_grad.fix", leaf=name)))
             continue
-        if not trace.passes:
+        if not trace.passes or (trace.implicit_root and all(r.line is None for r in trace.passes)):
             roots = [k for k, x in trace.variables.items() if x.kind == "tensor" and not x.is_leaf]
             out.append(Diagnostic(kind="none_grad.no_pass", severity="info", line=None,
                                   title=text("diag.none_grad.title", leaf=name),
-                                  why=text("diag.none_grad.unused", leaf=name, reason=text("diag.none_grad.reason.no_pass")),
+                                  why=text("diag.none_grad.unused", leaf=name, reason=text(
+                                      "diag.none_grad.reason.stopped", line=trace.error.get("line") or "?")
+                                      if trace.error and trace.error.get("phase") != "parse"
+                                      else text("diag.none_grad.reason.no_pass")),
                                   fix=text("diag.none_grad.no_pass.fix", root=roots[-1] if roots else "loss")))
             continue
         if v.node is not None and v.node in reached:

@@ -25,7 +25,7 @@ class _Explainer:
 
     # -- one pass ----------------------------------------------------------------------
 
-    def explain_pass(self, p, number, total, implicit_of=None) -> Pass:
+    def explain_pass(self, p, number, total, implicit_of=None, auto=None) -> Pass:
         g = self.g
         root_id = p.roots[0] if p.roots else None
         root_node = g.node(root_id)
@@ -46,12 +46,12 @@ class _Explainer:
         else:
             seed_text = text("seed.vector", root=root, shape=list(shape), value=fmt(seed), v=self.vsym)
         if implicit_of is not None:
-            seed_text += " " + text("seed.implicit_of", root=implicit_of)
+            seed_text += " " + text("seed.implicit_auto" if auto else "seed.implicit_of", root=implicit_of)
         elif p.steps and p.retain_graph:
             seed_text += " " + text("seed.retain")
         out = Pass(number=number, kind=p.kind, line=p.line, statement=p.text, root=root,
                    root_shape=shape, seed=seed, seed_text=seed_text, retain_graph=bool(p.retain_graph),
-                   implicit=implicit_of is not None, error=p.error)
+                   implicit=implicit_of is not None, error=p.error, auto=auto)
         self._root = root
         # with a gradient= vector v every gradient of the pass is vᵀ·∂root/∂t, not ∂root/∂t
         self._pre = f"{self.vsym}·" if seed is not None and not implicit else ""

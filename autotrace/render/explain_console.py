@@ -32,7 +32,8 @@ def lines(ex: Explanation, all_steps: bool = False):
         total = p.number if not ex.passes else max(q.number for q in ex.passes)
         total = max(total, len(ex.passes))
         if p.implicit:
-            head = text("heading.pass_implicit", number=p.number, total=total, root=p.root)
+            key = {"auto": "heading.pass_auto", "stopped": "heading.pass_auto_stopped"}.get(p.auto, "heading.pass_implicit")
+            head = text(key, number=p.number, total=total, root=p.root)
         elif p.line:
             head = text("heading.pass", number=p.number, total=total, line=p.line, statement=p.statement)
         else:
