@@ -164,8 +164,9 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         implicit_root = as_left = None
         if options.of and error is None:
             error = _implicit_backward(variables, options.of, rec)
-        elif options.auto_root and not rec.passes and not (error and error.get("phase") == "parse"):
-            # also when the script stopped early: explain what ran before the error
+        elif options.auto_root and not rec.passes and not (error and error.get("phase") in ("parse", "limit")):
+            # also when the script stopped at an error: explain what ran before it (not after
+            # a limit: the pass would run outside it)
             implicit_root = _last_scalar_root(variables)
             if implicit_root is not None:
                 # the variables as the script left them: explain's own pass changes no .grad

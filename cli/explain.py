@@ -54,6 +54,9 @@ def command(
         trace = ex_mod.run(src.data, src.name, sets=set_ or (), limits=lim, of=of)
     except UsageError as e:
         common.fail_usage(str(e))
+    import gc
+
+    gc.freeze()     # the trace lives until exit: collector passes over it would find nothing
     if pass_ is not None and trace.error is None and pass_ > len(trace.passes):
         common.fail_usage(f"--pass {pass_}: the script ran {len(trace.passes)} backward "
                           f"pass{'es' if len(trace.passes) != 1 else ''}")
@@ -64,7 +67,7 @@ def command(
             common.fail_usage(f"--wrt {wrt}: no leaf tensor of the graph is named {wrt!r} (leaves: {known})")
     if of is not None and trace.passes and all(p.line is not None for p in trace.passes):
         sys.stderr.write(f"note: --of {of} is ignored: the script runs its own backward passes\n")
-    ex = ex_mod.explain(trace, of=of, wrt=wrt, pass_number=pass_)
+    ex = ex_mod.explain(trace, of=of, wrt=wrt, pass_number=pass_, all_steps=all_steps)
     if verify:
         root = of or trace.implicit_root
 

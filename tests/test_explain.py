@@ -250,7 +250,7 @@ def test_graph_2000_is_fast_and_bounded():
     assert time.perf_counter() - t0 < 3.0
     assert len(out.splitlines()) < 120
     assert "Steps 6–1999 repeat the pattern MulBackward0, TanhBackward0" in out and "--all-steps" in out
-    full = render_text_all(E.explain(trace))
+    full = render_text_all(E.explain(trace, all_steps=True))
     assert "Step 1000: " in full
 
 
@@ -485,3 +485,20 @@ def test_a_script_stopped_early_says_where_and_explains_what_ran():
     assert "autotrace's own message" in out
     (chain,) = ex.passes[0].chains
     assert chain.value.tolist() == [2.0, 2.0] and chain.matches
+
+
+def test_only_shown_steps_are_written_out_and_long_chains_stay_exact():
+    src = (ROOT / "benchmarks/scripts/graph_2000.py").read_text()
+    trace = E.run(src, "graph_2000.py")
+    ex = E.explain(trace)
+    steps = ex.passes[0].steps
+    hidden = [s for s in steps if s.kind == "node" and all(e.rule is None for e in s.edges)]
+    assert len(hidden) > 1900                       # summarised in the text: numbers only
+    assert all(e.grad is not None for s in hidden for e in s.edges if e.target_node)
+    (chain,) = ex.passes[0].chains
+    assert chain.count == 1 and chain.matches is True
+    assert np.array_equal(chain.value, trace.variables["x"].grad)
+    assert "more" in chain.paths[0]                  # the 2,001-factor path is elided, not dropped
+    full = E.explain(trace, all_steps=True)
+    assert all(e.rule is not None for s in full.passes[0].steps if s.kind == "node" for e in s.edges
+               if e.target_node)

@@ -30,15 +30,28 @@ from .verify import verify  # noqa: F401
 # -- whole trace -------------------------------------------------------------------------
 
 
-def explain(trace, *, of: str | None = None, wrt: str | None = None, pass_number: int | None = None) -> Explanation:
+def explain(trace, *, of: str | None = None, wrt: str | None = None, pass_number: int | None = None,
+            all_steps: bool = False) -> Explanation:
     """The explanation of ``trace`` (run with keep_values). ``of`` names the tensor an
     implicit backward started from; ``wrt`` keeps only that leaf's steps and chain;
-    ``pass_number`` (1-based) keeps one pass."""
-    with np.errstate(all="ignore"):      # inf·0 and the like are part of what is explained
-        return _explain(trace, of=of, wrt=wrt, pass_number=pass_number)
+    ``pass_number`` (1-based) keeps one pass. Steps inside a long run of one repeating
+    pattern (summarised in the text) keep their numbers but no sentences or formulas
+    unless ``all_steps``."""
+    import gc
+
+    # the model is a tree of plain records with no reference cycles: the cyclic collector's
+    # passes over a large trace find nothing and cost more than the explaining
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        with np.errstate(all="ignore"):      # inf·0 and the like are part of what is explained
+            return _explain(trace, of=of, wrt=wrt, pass_number=pass_number, all_steps=all_steps)
+    finally:
+        if enabled:
+            gc.enable()
 
 
-def _explain(trace, *, of, wrt, pass_number) -> Explanation:
+def _explain(trace, *, of, wrt, pass_number, all_steps=False) -> Explanation:
     auto = getattr(trace, "implicit_root", None) if not of else None
     of = of or auto
     ex = _Explainer(trace)
@@ -48,8 +61,8 @@ def _explain(trace, *, of, wrt, pass_number) -> Explanation:
     for k, p in enumerate(trace.passes):
         implicit = of if (of and k == 0 and p.line is None) else None
         ep = ex.explain_pass(p, k + 1, total, implicit_of=implicit, auto=(
-            "stopped" if trace.error else "auto") if implicit and auto else None)
-        sig = _Explainer.signature(ep)
+            "stopped" if trace.error else "auto") if implicit and auto else None, all_steps=all_steps)
+        sig = _Explainer.signature(ep) if total > 1 else None
         if sig in firsts and pass_number is None:
             ep.same_as = firsts[sig]
         else:

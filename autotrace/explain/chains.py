@@ -78,6 +78,8 @@ def chains(ex, p, out, root_id) -> list:
 def _factor_of(ex, a, i):
     """The single-number local derivative of edge ``i`` of node ``a``, or None."""
     f = ex._factors.get((a, i))
+    if isinstance(f, float):
+        return f
     if f is None:
         na = ex.g.node(a)
         if na is not None and getattr(na.op, "name", "") in _SHAPE_OPS:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import math
 import re
 
 import numpy as np
@@ -124,6 +125,12 @@ _SAFE_ARG = {"sqrt": "torch.sqrt", "rsqrt": "torch.rsqrt", "log": "torch.log", "
              "log10": "torch.log10", "reciprocal": "torch.reciprocal"}
 
 
+def _finite(a) -> bool:
+    if a.size == 1:
+        return math.isfinite(a.item())
+    return bool(np.all(np.isfinite(a)))
+
+
 def _nan_diagnostics(trace, passes, g):
     """One diagnostic per place (node, pass) where nan/inf is born: an edge's gradient is
     not finite at an element where the gradient arriving was finite. Passes that repeat an
@@ -141,7 +148,7 @@ def _nan_diagnostics(trace, passes, g):
             if up is None:
                 continue
             for e in st.edges:
-                if e.grad is None or np.all(np.isfinite(e.grad)):
+                if e.grad is None or _finite(e.grad):
                     continue
                 try:
                     upb = np.broadcast_to(up, e.grad.shape)

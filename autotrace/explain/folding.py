@@ -22,12 +22,10 @@ RUN_MIN_STEPS = 12   # a repeating stretch shorter than this is shown step by st
 RUN_KEEP = 2         # periods shown in full before a hidden run (one more after it)
 
 
-def collapse(steps, *, min_steps=RUN_MIN_STEPS, keep=RUN_KEEP, max_period=4) -> list:
-    """``steps`` with long runs of a repeating pattern (same node names and source lines,
-    period 1 to ``max_period``) replaced by a :class:`Run`: the first ``keep`` periods and
-    the last one stay."""
-    sig = [(s.node_name, s.line, s.statement, s.kind, bool(s.fan_in)) for s in steps]
-    out, i, n = [], 0, len(steps)
+def runs(sig, *, min_steps=RUN_MIN_STEPS, keep=RUN_KEEP, max_period=4):
+    """The long runs of a repeating pattern in the signatures ``sig``, as (start, period,
+    repeats) — found in one left-to-right scan."""
+    found, i, n = [], 0, len(sig)
     while i < n:
         best = None
         for p in range(1, max_period + 1):
@@ -38,13 +36,31 @@ def collapse(steps, *, min_steps=RUN_MIN_STEPS, keep=RUN_KEEP, max_period=4) -> 
             if reps * p >= min_steps and reps >= keep + 2 and (best is None or reps * p > best[0] * best[1]):
                 best = (reps, p)
         if best is None:
-            out.append(steps[i])
             i += 1
             continue
         reps, p = best
-        shown = steps[i:i + keep * p]
-        hidden = steps[i + keep * p:i + (reps - 1) * p]
-        out.extend(shown)
+        found.append((i, p, reps))
+        i += reps * p
+    return found
+
+
+def shown_steps(sig, *, keep=RUN_KEEP) -> set:
+    """Indices of the steps :func:`collapse` keeps in view."""
+    hidden = set()
+    for i, p, reps in runs(sig, keep=keep):
+        hidden.update(range(i + keep * p, i + (reps - 1) * p))
+    return set(range(len(sig))) - hidden
+
+
+def collapse(steps, *, min_steps=RUN_MIN_STEPS, keep=RUN_KEEP, max_period=4) -> list:
+    """``steps`` with long runs of a repeating pattern (same node names and source lines,
+    period 1 to ``max_period``) replaced by a :class:`Run`: the first ``keep`` periods and
+    the last one stay."""
+    sig = [(s.node_name, s.line, s.statement, s.kind, bool(s.fan_in)) for s in steps]
+    out, i = [], 0
+    for start, p, reps in runs(sig, min_steps=min_steps, keep=keep, max_period=max_period):
+        out.extend(steps[i:start + keep * p])
+        hidden = steps[start + keep * p:start + (reps - 1) * p]
         lines = {(s.line, s.statement) for s in hidden}
         where = None
         if len(lines) == 1:
@@ -53,8 +69,6 @@ def collapse(steps, *, min_steps=RUN_MIN_STEPS, keep=RUN_KEEP, max_period=4) -> 
         out.append(Run(first=hidden[0].number, last=hidden[-1].number, pattern=[s.node_name for s in hidden[:p]],
                        where=where, repeats=len(hidden) // p, upstream_first=hidden[0].upstream,
                        upstream_last=hidden[-1].upstream))
-        out.extend(steps[i + (reps - 1) * p:i + reps * p])
-        i += reps * p
+        i = start + (reps - 1) * p
+    out.extend(steps[i:])
     return out
-
-

@@ -3,6 +3,7 @@ what each input receives."""
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -11,6 +12,7 @@ from ..messages import text
 from .graph import (_LOCAL_NP, _SYMBOLS, ELEMENTWISE, MATRIX, _count_word, _exponent, _Graph, _literal, _local_np,
                     _matrix_rule, _where_made, nid)
 from .chains import chains
+from .folding import shown_steps
 from .model import Edge, Pass, Step
 from .numbers import SMALL, _factor, _paren, fmt, fmt_num, sup, uniform
 
@@ -25,7 +27,7 @@ class _Explainer:
 
     # -- one pass ----------------------------------------------------------------------
 
-    def explain_pass(self, p, number, total, implicit_of=None, auto=None) -> Pass:
+    def explain_pass(self, p, number, total, implicit_of=None, auto=None, all_steps=False) -> Pass:
         g = self.g
         root_id = p.roots[0] if p.roots else None
         root_node = g.node(root_id)
@@ -58,19 +60,32 @@ class _Explainer:
         self._seed_root = root_id
         self._factors = {}
         self._numbers = {s.node: k + 1 for k, s in enumerate(p.steps)}
+        # only the steps the text shows are written out in words (a long run of one pattern
+        # is summarised): the others keep their numbers only, so a long pass costs little
+        shown = None if all_steps else shown_steps([self._signature(s) for s in p.steps])
+        last = len(p.steps) - 1
         for k, s in enumerate(p.steps):
-            out.steps.append(self.explain_step(s, k + 1, root_id, seed, p, failed=bool(p.error) and k == len(p.steps) - 1))
+            out.steps.append(self.explain_step(s, k + 1, root_id, seed, p, failed=bool(p.error) and k == last,
+                                               detail=shown is None or k in shown))
         out.chains = chains(self, p, out, root_id)
         return out
 
+    def _signature(self, s):
+        """What folding compares between steps (see :func:`folding.collapse`)."""
+        n = self.g.node(s.node)
+        if n is None:
+            return ("?", None, None, "node", bool(s.fan_in))
+        return (n.name, n.line, n.statement, "accumulate" if n.is_leaf else "node", bool(s.fan_in))
+
     @staticmethod
     def signature(p: Pass):
-        """What must be equal for a pass to be shown as a repeat of an earlier one."""
-        return (p.root, p.statement, p.error, fmt(p.seed), tuple(
-            (s.node_name, s.statement, s.kind, fmt(s.upstream), tuple((e.rule, e.numbers, e.formula) for e in s.edges))
+        """What must be equal for a pass to be shown as a repeat of an earlier one: the
+        same nodes from the same lines with bit-equal gradients."""
+        return (p.root, p.statement, p.error, _bits(p.seed), tuple(
+            (s.node_name, s.statement, s.kind, _bits(s.upstream), tuple((e.target, _bits(e.grad)) for e in s.edges))
             for s in p.steps))
 
-    def explain_step(self, s, number, root_id, seed, p, failed=False) -> Step:
+    def explain_step(self, s, number, root_id, seed, p, failed=False, detail=True) -> Step:
         g = self.g
         n = g.node(s.node)
         label = g.label(s.node)
@@ -119,6 +134,8 @@ class _Explainer:
             step.remark = text("step.not_reached")
             return step
         op = n.op
+        if not detail:
+            return self._numbers_only(step, s, n, op, upstream)
         operands = g.operands(n) or {}
         names = list(getattr(op, "inputs", ()) or ())
         for i, (tid, nr) in enumerate(n.inputs):
@@ -161,6 +178,51 @@ class _Explainer:
                 first.note = f"{first.note} {extra}" if first.note else extra
         return step
 
+    def _numbers_only(self, step, s, n, op, upstream) -> Step:
+        """A step that is not written out: its edges with the gradients passed on and the
+        local factors the chains need, no sentences or formulas."""
+        g = self.g
+        names = list(getattr(op, "inputs", ()) or ())
+        opname = getattr(op, "name", "")
+        for i, (tid, _nr) in enumerate(n.inputs):
+            go = s.grads_out[i] if i < len(s.grads_out) else None
+            edge = Edge(input=names[i] if i < len(names) else f"input{i}",
+                        target=g.label(tid) if tid is not None else text("label.constant"),
+                        target_node=nid(tid) if tid is not None else None,
+                        rule=None, numbers=None, formula=None, grad=go, local=None)
+            if tid is not None:
+                full = s.sum_back.get(i) if s.sum_back else None
+                if full is not None:
+                    edge.sum_back = full
+                if opname in ELEMENTWISE:
+                    self._ratio_local(n, edge, upstream, full if full is not None else go, i)
+            step.edges.append(edge)
+        return step
+
+    def _ratio_local(self, n, edge, upstream, go, i) -> None:
+        """The local derivative the engine applied, recovered as grad / upstream (where the
+        upstream gradient is finite and not 0)."""
+        if go is None or upstream is None:
+            return
+        if go.size == 1 and upstream.size == 1 and go.ndim >= upstream.ndim:
+            u = upstream.item()
+            v = go.item()
+            if u != 0 and math.isfinite(u):
+                r = v / u
+                if math.isfinite(r) or not math.isfinite(v):
+                    edge.local = np.array(r, dtype=go.dtype).reshape(go.shape)
+                    self._factors[(n.id, i)] = float(edge.local.item())
+            return
+        with np.errstate(all="ignore"):
+            try:
+                ratio = np.asarray(go, dtype=np.float64) / np.broadcast_to(upstream, go.shape).astype(np.float64)
+            except ValueError:
+                ratio = None
+        if (ratio is not None and np.all(np.isfinite(ratio) | ~np.isfinite(go)) and np.all(upstream != 0)
+                and np.all(np.isfinite(upstream))):
+            edge.local = ratio.astype(go.dtype)
+            self._factors[(n.id, i)] = edge.local
+
     def describe_edge(self, step, n, op, operands, edge, upstream, go, i):
         out = step.output
         name = edge.input
@@ -169,17 +231,8 @@ class _Explainer:
         opname = getattr(op, "name", "")
         values = self._symbol_values(n, operands)
         labels = self._symbol_labels(n, operands, out)
-        # the local derivative the engine applied, recovered as grad / upstream
-        if opname in ELEMENTWISE and go is not None and upstream is not None:
-            with np.errstate(all="ignore"):
-                try:
-                    ratio = np.asarray(go, dtype=np.float64) / np.broadcast_to(upstream, go.shape).astype(np.float64)
-                except ValueError:
-                    ratio = None
-            if (ratio is not None and np.all(np.isfinite(ratio) | ~np.isfinite(go)) and np.all(upstream != 0)
-                    and np.all(np.isfinite(upstream))):
-                edge.local = ratio.astype(go.dtype)
-                self._factors[(n.id, i)] = edge.local
+        if opname in ELEMENTWISE:
+            self._ratio_local(n, edge, upstream, go, i)
         if edge.local is None and go is not None and upstream is not None and opname in _LOCAL_NP:
             # the ratio cannot be read where the upstream gradient is 0 or not finite (0 · inf
             # behind a where): evaluate the rule, and keep it only if it gives the engine's numbers
@@ -329,6 +382,14 @@ class _Explainer:
             names = list(getattr(na.op, "inputs", ()) or ())
             sym += " " + text("label.via", input=names[i] if i < len(names) else f"input {i}")
         return sym
+
+
+def _bits(a):
+    """An array as comparable bytes (shape, dtype and contents), None as None."""
+    if a is None:
+        return None
+    a = np.asarray(a)
+    return (a.shape, a.dtype.str, a.tobytes())
 
 
 def _broadcast_dims(big, small) -> list:
