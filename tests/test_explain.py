@@ -69,8 +69,24 @@ def test_every_number_in_the_json_explanation_is_the_engines(path):
             for i, e in enumerate(s["edges"]):
                 if e["target_node"] is not None and i < len(srec.grads_out):
                     assert close(as_array(e["grad"]), srec.grads_out[i])
+        by_number = {str(s["number"]): s for s in p["steps"]}
+        for row in p["table"]:
+            if row["step"] not in by_number:
+                continue                                    # a summarised run
+            srec = rec.steps[int(row["step"]) - 1]
+            assert close(as_array(row["upstream_value"]), srec.grad_in[0] if srec.grad_in else None)
+            if by_number[row["step"]]["kind"] == "accumulate":
+                if rec.kind == "backward":
+                    assert close(as_array(row["passed_values"][0]["value"]), srec.after)
+                continue
+            got = [as_array(v["value"]) for v in row["passed_values"]]
+            want = [g for (tid, _), g in zip(trace.nodes[srec.node].inputs, srec.grads_out) if tid is not None]
+            assert len(got) == len(want) and all(close(a, b) for a, b in zip(got, want))
         for c in p["chains"]:
             assert c["matches"] in (True, None), (path.stem, c)
+            if c["contributions"]:
+                total = np.sum([as_array(d["value"]) for d in c["contributions"]], axis=0)
+                assert np.allclose(total, as_array(c["value"]), rtol=1e-5, atol=1e-6, equal_nan=True), c["leaf"]
     for leaf, g in data["final_grads"].items():
         assert close(as_array(g), trace.variables[leaf].grad)
 
@@ -502,3 +518,25 @@ def test_only_shown_steps_are_written_out_and_long_chains_stay_exact():
     full = E.explain(trace, all_steps=True)
     assert all(e.rule is not None for s in full.passes[0].steps if s.kind == "node" for e in s.edges
                if e.target_node)
+
+
+def test_pass_table_fits_80_columns_without_splitting_words():
+    from autotrace.render.explain_console import plain_table
+    from autotrace.render.explain_markdown import markdown_table
+
+    for name in ("linear_layer", "seed2_best_practices", "softmax_cross_entropy", "rnn_loop"):
+        ex = E.explain(trace_of(ROOT / f"scenarios/{name}.py"))
+        table = ex.passes[0].table
+        words = {w for r in table for c in [r.step, r.node, r.where, r.upstream, *r.local, *r.passed]
+                 for w in c.split()}
+        lines = plain_table(table, 78)
+        assert all(len(ln) <= 78 for ln in lines if max(map(len, ln.split()), default=0) < 30), name
+        got = {w for ln in lines if not set(ln) <= {"─", " "} for w in ln.split()}
+        heads = {w for c in ("col.step", "col.node", "col.where", "col.local", "col.upstream", "col.passed")
+                 for w in messages.text(c).split()} | {"line", "see", "step"} | {str(k) for k in range(100)}
+        assert got <= words | heads, (name, got - words - heads)          # every word whole
+        md = markdown_table(table)
+        assert md[0].startswith("| step | node |") and len(md) >= len(table) + 2
+    ex = E.explain(trace_of(ROOT / "scenarios/linear_layer.py"))
+    row = next(r for r in ex.passes[0].table if r.node == "MmBackward0")
+    assert row.local == ["∂loss/∂W.T = Xᵀ · g"] and row.passed == ["[[4.9], [-4.9]]"]

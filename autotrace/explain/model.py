@@ -74,6 +74,7 @@ class Pass:
     chains: list = field(default_factory=list)
     error: str | None = None
     same_as: int | None = None  # an earlier pass with the very same steps and numbers
+    table: list = field(default_factory=list)   # [table.TableRow]: the pass at a glance
     auto: str | None = None     # "auto": explain picked the root; "stopped": ... of a script stopped early
 
 

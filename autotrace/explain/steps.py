@@ -13,6 +13,7 @@ from .graph import (_LOCAL_NP, _SYMBOLS, ELEMENTWISE, MATRIX, _count_word, _expo
                     _matrix_rule, _where_made, nid)
 from .chains import chains
 from .folding import shown_steps
+from .table import rows as table_rows
 from .model import Edge, Pass, Step
 from .numbers import SMALL, _factor, _paren, fmt, fmt_num, sup, uniform
 
@@ -68,6 +69,7 @@ class _Explainer:
             out.steps.append(self.explain_step(s, k + 1, root_id, seed, p, failed=bool(p.error) and k == last,
                                                detail=shown is None or k in shown))
         out.chains = chains(self, p, out, root_id)
+        out.table = table_rows(out.steps, all_steps)
         return out
 
     def _signature(self, s):

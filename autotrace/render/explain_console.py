@@ -49,6 +49,10 @@ def lines(ex: Explanation, all_steps: bool = False):
         add(1, "", p.seed_text, "")
         if p.error and not p.steps:
             add(1, "", text("pass_error"), "red")
+        if p.table and len(p.steps) > 1:
+            add(0, "", "")
+            add(1, "", text("heading.table"), "")
+            out.append((1, "", p.table, "table"))
         for s in (p.steps if all_steps else collapse(p.steps)):
             add(0, "", "")
             if isinstance(s, Run):
@@ -159,6 +163,13 @@ def render(ex: Explanation, console, all_steps: bool = False) -> None:
     width = console.width
     rows = lines(ex, all_steps)
     for level, label, body, style in rows:
+        if style == "table":
+            if console.is_terminal:
+                console.print(rich_table(body, width - len(INDENT) * level), soft_wrap=False)
+            else:
+                for ln in plain_table(body, width - len(INDENT) * level):
+                    console.print(Text(INDENT * level + ln), soft_wrap=True)
+            continue
         pad = INDENT * level
         if label:
             head = f"{pad}{label}: " if label != "•" else f"{pad}• "
@@ -190,6 +201,109 @@ def render(ex: Explanation, console, all_steps: bool = False) -> None:
             note = Text(INDENT)
             note.append(n, style="yellow")
             _print_wrapped(console, note, len(INDENT), width)
+
+
+def _cells(row) -> list:
+    """The rows a step takes: the first with the step, node and line, one more per
+    further input edge (its local derivative and what it receives)."""
+    n = max(1, len(row.local), len(row.passed))
+    out = []
+    for k in range(n):
+        loc = row.local[k] if k < len(row.local) else ""
+        passed = row.passed[k] if k < len(row.passed) else ""
+        if k == 0:
+            out.append([row.step, row.node, row.where, loc, row.upstream, passed])
+        else:
+            out.append(["", "", "", loc, "", passed])
+    return out
+
+
+def _longest_word(s: str) -> int:
+    return max((len(w) for w in s.split()), default=0)
+
+
+def fit(table, width: int, gap: int = 2):
+    """Column widths and cell rows that fit ``width``: the symbolic columns give way
+    first, then the numbers, never below a column's longest word (words are never split);
+    where that is still too wide, a cell with a word longer than its column is summarised
+    (the line number alone, "see step N")."""
+    from ..explain.table import COLUMNS
+
+    heads = [text(c) for c in COLUMNS]
+    rows = [(r, c) for r in table for c in _cells(r)]
+    cap = (6, 16, 12, 18, 14, 14)        # widths the columns may be cut to, when they must
+    for attempt in range(3):
+        if attempt == 2:
+            gap = 1
+        avail = width - gap * (len(heads) - 1)
+        cols = list(zip(heads, *[c for _, c in rows]))
+        natural = [max(len(c) for c in col) for col in cols]
+        floor = [max(_longest_word(c) for c in col) for col in cols]
+        widths = list(natural)
+        tiers = ((3, 2), (4, 5), (1, 0))
+        soft = (0, 14, 14, 18, 16, 16)
+        for low in (soft, floor):
+            for tier in tiers:
+                while sum(widths) > avail:
+                    free = [i for i in tier if widths[i] > max(floor[i], low[i])]
+                    if not free:
+                        break
+                    widths[max(free, key=lambda i: widths[i])] -= 1
+        if sum(widths) <= avail or attempt == 2:
+            return widths, [c for _, c in rows], gap
+        if attempt == 0:
+            rows = [(r, _summarised(r, c, cap)) for r, c in rows]
+    return widths, [c for _, c in rows], gap
+
+
+def _summarised(row, cells, cap) -> list:
+    out = list(cells)
+    if _longest_word(out[2]) > cap[2]:
+        out[2] = out[2].split(":")[0] if ":" in out[2] else out[2][:cap[2]]
+        out[2] = text("label.line", line=out[2]) if out[2].isdigit() else out[2]
+    if _longest_word(out[3]) > cap[3]:
+        out[3] = text("cell.see_step", number=row.step)
+    for k in (4, 5):
+        if _longest_word(out[k]) > cap[k]:
+            out[k] = text("cell.see_step", number=row.step)
+    return out
+
+
+def plain_table(table, width: int) -> list:
+    """The pass table as plain text lines (piped output, tests): words wrap inside their
+    column, a rule under the header."""
+    import textwrap
+
+    from ..explain.table import COLUMNS
+
+    widths, rows, gap = fit(table, width)
+    sep = " " * gap
+    out = []
+    for k, cells in enumerate([[text(c) for c in COLUMNS]] + rows):
+        wrapped = [textwrap.wrap(c, w, break_long_words=False, break_on_hyphens=False) or [""]
+                   for c, w in zip(cells, widths)]
+        for i in range(max(len(w) for w in wrapped)):
+            parts = [(w[i] if i < len(w) else "").ljust(width_) for w, width_ in zip(wrapped, widths)]
+            out.append(sep.join(parts).rstrip())
+        if k == 0:
+            out.append(sep.join("─" * w for w in widths))
+    return out
+
+
+def rich_table(table, width: int):
+    """The pass table for a terminal (rich), columns no narrower than their longest word."""
+    from rich import box
+    from rich.table import Table
+
+    from ..explain.table import COLUMNS
+
+    widths, rows, _ = fit(table, width, gap=3)
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1), header_style="bold")
+    for c, w in zip(COLUMNS, widths):
+        t.add_column(text(c), width=w, overflow="fold", no_wrap=False)
+    for c in rows:
+        t.add_row(*c)
+    return t
 
 
 def _largest(pairs, k):

@@ -16,6 +16,14 @@ def render(ex: Explanation, all_steps: bool = False) -> str:
     in_code = False
     rows = list(lines(ex, all_steps))
     for k, (level, label, body, style) in enumerate(rows):
+        if style == "table":
+            if in_code:
+                out.append(fence)
+                in_code = False
+            if out and out[-1] != "":
+                out.append("")
+            out += markdown_table(body)
+            continue
         if not label and not body:
             if in_code and _printed_follows(rows, k):   # a blank line the script printed
                 out.append("")
@@ -80,6 +88,24 @@ def render(ex: Explanation, all_steps: bool = False) -> str:
         for n in v.notes:
             out.append(n)
     return "\n".join(out).rstrip() + "\n"
+
+
+def markdown_table(table) -> list:
+    """The pass table as a Markdown table (formulas and numbers in code spans)."""
+    from ..explain.table import COLUMNS
+    from .explain_console import _cells
+
+    def esc(c, code):
+        if not c:
+            return ""
+        c = c.replace("|", "\\|")
+        return f"`{c}`" if code else c
+
+    out = ["| " + " | ".join(text(c) for c in COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    for r in table:
+        for c in _cells(r):
+            out.append("| " + " | ".join(esc(v, code=i >= 3 or (i == 2 and ":" in v)) for i, v in enumerate(c)) + " |")
+    return out
 
 
 def _fence(printed: str) -> str:
