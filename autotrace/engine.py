@@ -394,6 +394,8 @@ def _pre_hooks(fn, grads):
             elif grads[nr] is not None:
                 new = hook(grads[nr])
                 if new is not None:
+                    if record.wants_events() and fn.rec is not None:
+                        record.event("hook", node=fn.rec.id, before=grads[nr]._data.copy(), after=new._data.copy())
                     grads[nr] = new
     retains = fn.retains_grad
     if retains:

@@ -122,13 +122,14 @@ class GradEvent:
     entered a graph), ``name`` the script variable bound to the leaf (or None), ``line``
     the script line."""
 
-    __slots__ = ("node", "name", "kind", "line")
+    __slots__ = ("node", "name", "kind", "line", "after_pass")
 
-    def __init__(self, node, name, kind, line):
+    def __init__(self, node, name, kind, line, after_pass=0):
         self.node = node
         self.name = name
         self.kind = kind
         self.line = line
+        self.after_pass = after_pass    # how many backward passes had run
 
     def __repr__(self) -> str:
         return f"GradEvent(node={self.node!r}, name={self.name!r}, kind={self.kind!r}, line={self.line!r})"
@@ -141,6 +142,7 @@ class Recorder:
         self.nodes: list[NodeRecord] = []
         self.passes: list[PassRecord] = []
         self.grad_events: list[GradEvent] = []
+        self.events: list[Event] = []
 
     def keep(self, array):
         return snapshot(array, self.value_limit) if self.keep_values else None
@@ -160,7 +162,51 @@ def grad_event(leaf, kind: str) -> None:
     acc = leaf._acc
     node = acc.rec.id if acc is not None and acc.rec is not None else None
     here = site.current
-    rec.grad_events.append(GradEvent(node, leaf._name, kind, here.line if here is not None else None))
+    rec.grad_events.append(GradEvent(node, leaf._name, kind, here.line if here is not None else None,
+                                     len(rec.passes)))
+    event("grad_reset", node=node, name=leaf._name, how=kind)
+
+
+class Event:
+    """Something the script did that changes a gradient or a parameter outside a backward
+    pass, for explain's timeline: ``kind`` is ``"optimizer_step"``, ``"clip_grad_norm"``,
+    ``"clip_grad_value"``, ``"no_grad"``, ``"hook"`` or ``"warning"``; ``line`` the script
+    line; ``after_pass`` how many backward passes had run; ``data`` plain values and small
+    array copies (see the recording sites: torch_api/optim.py, torch_api/nn.py,
+    grad_mode.py, engine.py, diagnostics.py)."""
+
+    __slots__ = ("kind", "line", "after_pass", "data")
+
+    def __init__(self, kind, line, after_pass, data):
+        self.kind = kind
+        self.line = line
+        self.after_pass = after_pass
+        self.data = data
+
+    def __repr__(self) -> str:
+        return f"Event({self.kind!r}, line={self.line!r}, after_pass={self.after_pass!r})"
+
+
+def event(kind: str, **data) -> None:
+    """Record an :class:`Event` (only when a recorder keeps values: explain)."""
+    rec = active
+    if rec is None or not rec.keep_values:
+        return
+    from . import site
+
+    here = site.current
+    rec.events.append(Event(kind, here.line if here is not None else None, len(rec.passes), data))
+
+
+def leaf_ref(t) -> dict:
+    """How an event names a leaf tensor: its AccumulateGrad record id and first name."""
+    acc = t._acc
+    return {"node": acc.rec.id if acc is not None and acc.rec is not None else None, "name": t._name}
+
+
+def wants_events() -> bool:
+    rec = active
+    return rec is not None and rec.keep_values
 
 
 _PLAIN = (int, float, bool, str, type(None))

@@ -161,7 +161,7 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         variables = dict(predefined)
         variables.update(result.globals)
         error = _error_dict(result.error) if result.error is not None else None
-        implicit_root = as_left = None
+        implicit_root = as_left = params_left = None
         if options.of and error is None:
             error = _implicit_backward(variables, options.of, rec)
         elif options.auto_root and not rec.passes and not (error and error.get("phase") in ("parse", "limit")):
@@ -172,6 +172,7 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
                 # the variables as the script left them: explain's own pass changes no .grad
                 # the script could have seen
                 as_left = _records(variables)
+                params_left = _parameters(variables)
                 failed = _implicit_backward(variables, implicit_root, rec)
                 error = error or failed
     finally:
@@ -180,12 +181,15 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         site.current = None
 
     out_vars = as_left if as_left is not None else _records(variables)
+    params = params_left if params_left is not None else _parameters(variables)
     return Trace(
         script=filename, source=text, stdout=result.stdout, error=error,
         warnings=[{"category": w["category"], "message": w["message"], "line": w["line"]}
                   for w in diagnostics.warnings],
         variables=out_vars, nodes=rec.nodes, passes=rec.passes,
         grad_events=list(getattr(rec, "grad_events", ())),
+        events=list(getattr(rec, "events", ())),
+        parameters=params,
         sets={k: v for k, v in parsed_sets.items()},
         implicit_root=implicit_root,
     )
@@ -293,6 +297,26 @@ def _records(variables) -> dict:
         v = variable_of(name, value)
         if v is not None:
             out[name] = v
+    return out
+
+
+def _parameters(variables) -> dict:
+    """The parameters of the modules the script binds, as ``model.0.weight`` → record."""
+    from .torch_api.nn import Module
+
+    out = {}
+    for name, value in variables.items():
+        if isinstance(value, Module):
+            try:
+                named = list(value.named_parameters())
+            except Exception:       # a script module whose parameters cannot be listed
+                continue
+            for pname, p in named:
+                key = f"{name}.{pname}"
+                if key not in out:
+                    v = variable_of(key, p)
+                    if v is not None:
+                        out[key] = v
     return out
 
 

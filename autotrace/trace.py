@@ -44,6 +44,8 @@ class Trace:
     passes: list = field(default_factory=list)     # autotrace.record.PassRecord, in run order
     sets: dict = field(default_factory=dict)       # names bound from --set
     grad_events: list = field(default_factory=list)  # autotrace.record.GradEvent: .grad zeroed / set to None
+    events: list = field(default_factory=list)  # autotrace.record.Event: optimizer steps, clipping, no_grad, hooks, warnings
+    parameters: dict = field(default_factory=dict)  # model.0.weight -> Variable: the modules' parameters at the end
     implicit_root: str | None = None  # explain: the tensor it ran backward() from when the script calls none
 
     def source_line(self, line: int | None) -> str:

@@ -20,9 +20,10 @@ from ..messages import text
 
 from .model import Chain, Diagnostic, Edge, Explanation, Pass, Step, TimelineEntry, Verification, VerifyRow  # noqa: F401
 from .numbers import SCHEMA_VERSION, SMALL, _json_numbers, as_tensor_value, fmt, fmt_num, sum_to, uniform  # noqa: F401
-from .folding import Run, collapse  # noqa: F401
+from .folding import Run, branch_remarks, collapse, folds  # noqa: F401
 from .graph import _Graph
 from .steps import _Explainer
+from .events import timeline as timeline_events
 from .timeline import _timeline
 from .diagnostics import diagnose
 from .verify import verify  # noqa: F401
@@ -68,13 +69,17 @@ def _explain(trace, *, of, wrt, pass_number, all_steps=False) -> Explanation:
         else:
             firsts.setdefault(sig, ep.number)
         passes.append(ep)
+    all_passes = list(passes)
     timeline = _timeline(trace, passes)
     finals = {}
-    for name, v in trace.variables.items():
-        if v.kind == "tensor" and v.is_leaf and (v.requires_grad or v.grad is not None):
+    params = getattr(trace, "parameters", {}) or {}
+    for name, v in list(trace.variables.items()) + list(params.items()):
+        if v.kind == "tensor" and ((v.is_leaf and (v.requires_grad or v.grad is not None)) or v.retains_grad):
             # a loop's ``p`` holding a module's parameter is shown as that parameter
             n = ex.g.node(v.node)
             key = ex.g.label(v.node) if n is not None and n.is_leaf else name
+            if key.startswith("‹") or key in finals:     # a label no name reaches: the module's name
+                key = name if name not in finals else key
             finals.setdefault(key, v.grad)
     diags = diagnose(trace, passes, timeline, ex.g, wrt=wrt, of=of)
     notes = _opening_notes(trace, auto, ex.g)
@@ -90,8 +95,44 @@ def _explain(trace, *, of, wrt, pass_number, all_steps=False) -> Explanation:
         finals = {k: v for k, v in finals.items() if k == wrt}
         if not any(c.leaf == wrt for p in passes for c in p.chains):
             notes.append(text("selection.no_leaf", name=wrt))
+    events = timeline_events(trace, all_passes, ex.g)
+    fold_list = []
+    if pass_number is not None:
+        # the events of that iteration: the resets before it, the pass, what ran after it
+        events = [e for e in events if e.pass_number == pass_number or
+                  (e.kind == "grad_reset" and e.pass_number == pass_number - 1)]
+        timeline = {leaf: [e for e in entries if e.pass_number == pass_number]
+                    for leaf, entries in timeline.items()}
+    elif wrt is None:
+        fold_list = folds(all_passes, trace, ex.g, events)
+        passes, events, timeline = _fold(passes, events, timeline, fold_list)
+        notes += branch_remarks(all_passes, trace.source)
     return Explanation(script=trace.script, stdout=trace.stdout, passes=passes, timeline=timeline,
-                       final_grads=finals, diagnostics=diags, notes=notes)
+                       final_grads=finals, diagnostics=diags, notes=notes, events=events, folds=fold_list,
+                       total_passes=total)
+
+
+def _fold(passes, events, timeline, fold_list):
+    """Keep the first pass of each fold; its events once, then one line for the rest."""
+    if not fold_list:
+        return passes, events, timeline
+    from .events import TimelineEvent
+
+    hidden = set()
+    for f in fold_list:
+        hidden.update(range(f.first + 1, f.last + 1))
+    passes = [p for p in passes if p.number not in hidden]
+    kept = []
+    for e in events:
+        # iteration k: backward pass k, then what runs before pass k + 1 (step, zero_grad)
+        f = next((f for f in fold_list if f.first < (e.pass_number or 0) <= f.last), None)
+        if f is None:
+            kept.append(e)
+        elif not kept or kept[-1].kind != "fold":
+            kept.append(TimelineEvent(kind="fold", line=f.line, pass_number=f.first + 1,
+                                      title=text("fold.events", first=f.first + 1, last=f.last)))
+    timeline = {leaf: [e for e in entries if e.pass_number not in hidden] for leaf, entries in timeline.items()}
+    return passes, kept, timeline
 
 
 def _only_leaf(p: Pass, leaf: str, g: _Graph) -> Pass:

@@ -208,15 +208,22 @@ def _path_formula(ex, out, leaf, label, edge, parent, prefix, depth, prod, steps
         ok = _close(np.float64(product), v)
         return " · ".join(syms) + " = " + " · ".join(nums) + " = " + fmt_num(product), ok
     # the gradient along the path, from the seed to the leaf
-    flow = [fmt(out.seed)] + [fmt(_grad(steps, x, j)) for x, j in first]
+    flow = [_flow(out.seed)] + [_flow(_grad(steps, x, j)) for x, j in first]
     if hidden:
-        flow += [text("chain.elided", count=hidden)] + [fmt(_grad(steps, x, j)) for x, j in last]
+        flow += [text("chain.elided", count=hidden)] + [_flow(_grad(steps, x, j)) for x, j in last]
     if pre:
         syms.insert(0, ex.vsym)
     flow_text = text("chain.flow", flow=" → ".join(flow))
     if len(syms) == 1 and syms[0] == f"∂{out.root}/∂{label}":
         return flow_text, True
     return " · ".join(syms) + "; " + flow_text, True
+
+
+def _flow(a) -> str:
+    """A gradient along a path: whole while small (3 elements), else its shape and norm."""
+    from .table import cell
+
+    return fmt(a) if a is None or np.size(a) <= 3 else cell(a, limit=0)
 
 
 def _grad(steps, a, i):

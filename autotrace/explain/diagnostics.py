@@ -43,7 +43,40 @@ def diagnose(trace, passes, timeline, g: _Graph, wrt=None, of=None) -> list:
     diags += _accumulation_diagnostics(timeline, passes)
     diags += _nonleaf_diagnostics(trace, g)
     diags += _none_grad_diagnostics(trace, passes, g, wrt=wrt)
+    diags += _warning_diagnostics(trace)
     return diags
+
+
+_SIZES = re.compile(r"Using a target size \(torch\.Size\(\[([\d, ]*)\]\)\) that is different to the input size "
+                    r"\(torch\.Size\(\[([\d, ]*)\]\)\)")
+
+
+def _warning_diagnostics(trace) -> list:
+    """Every warning PyTorch issued (once per line and message) — the mse_loss broadcast
+    warning with its why and fix — except the non-leaf .grad one (its own diagnostic)."""
+    out, seen = [], set()
+    for w in trace.warnings:
+        msg, line = w.get("message", ""), w.get("line")
+        if msg.startswith(NONLEAF_PREFIX) or (line, msg) in seen:
+            continue
+        seen.add((line, msg))
+        m = _SIZES.search(msg)
+        if m:
+            target = [int(x) for x in m.group(1).split(",") if x.strip()]
+            inp = [int(x) for x in m.group(2).split(",") if x.strip()]
+            try:
+                big = list(np.broadcast_shapes(tuple(inp), tuple(target)))
+            except ValueError:
+                big = "?"
+            out.append(Diagnostic(kind="warning.mse_broadcast", severity="warning", line=line,
+                                  title=text("diag.mse_broadcast.title", line=line, input=inp, target=target),
+                                  why=text("diag.mse_broadcast.why", big=big),
+                                  fix=text("diag.mse_broadcast.fix", input_shape=", ".join(map(str, inp)))))
+            continue
+        out.append(Diagnostic(kind="warning", severity="warning", line=line,
+                              title=text("diag.warning.title", line=line, category=w.get("category"), message=msg),
+                              why=text("diag.warning.why"), fix=None))
+    return out
 
 
 def _error_diagnostics(trace, passes, g):

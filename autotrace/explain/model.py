@@ -125,5 +125,8 @@ class Explanation:
     diagnostics: list
     notes: list
     verification: Verification | None = None
+    events: list = field(default_factory=list)      # [events.TimelineEvent], in the order they happened
+    folds: list = field(default_factory=list)       # [folding.Fold]: training-loop passes shown once
+    total_passes: int = 0                           # backward passes the run made
 
 

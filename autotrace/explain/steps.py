@@ -303,11 +303,19 @@ class _Explainer:
                 edge.rule += f"   ({r})"
         # upstream · local = value
         if go is not None:
+            # a tensor already written out above (the upstream line, the numbers line) is
+            # referred to by name when it is more than a few numbers
             up = fmt(upstream) if upstream is not None else "?"
+            if upstream is not None and np.size(upstream) > REFER:
+                up = text("ref.upstream")
             if edge.local is not None:
                 loc = uniform(edge.local)
                 loc_s = fmt_num(loc) if loc is not None else fmt(edge.local)
+                if loc is None and np.size(edge.local) > REFER and edge.numbers and edge.numbers.endswith(loc_s):
+                    loc_s = text("ref.local")
                 edge.formula = f"{self._d(edge.target)} = {_factor(up)} · {_factor(loc_s)} = {fmt(go)}"
+            elif upstream is not None and np.size(go) > REFER and _same_array(go, upstream):
+                edge.formula = f"{self._d(edge.target)} = {text('ref.upstream_same')}"
             else:
                 edge.formula = f"{self._d(edge.target)} = {fmt(go)}"
 
@@ -384,6 +392,14 @@ class _Explainer:
             names = list(getattr(na.op, "inputs", ()) or ())
             sym += " " + text("label.via", input=names[i] if i < len(names) else f"input {i}")
         return sym
+
+
+REFER = 4           # arrays of more elements are written once per step and then referred to
+
+
+def _same_array(a, b) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=True))
 
 
 def _bits(a):

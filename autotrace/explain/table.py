@@ -13,7 +13,7 @@ from ..messages import text
 from .folding import Run, collapse
 from .numbers import fmt, fmt_num
 
-CELL = 28           # characters of a number cell before it is summarised
+CELL = 16           # characters of a number cell before it is summarised
 
 
 @dataclass
@@ -31,15 +31,15 @@ class TableRow:
 COLUMNS = ("col.step", "col.node", "col.where", "col.local", "col.upstream", "col.passed")
 
 
-def cell(a) -> str:
-    """A value short enough for a table cell."""
+def cell(a, limit: int = CELL) -> str:
+    """A value short enough for a table cell: whole, or its shape and norm (4×3 ‖0.2933‖)."""
     s = fmt(a)
-    if len(s) <= CELL or a is None:
+    if len(s) <= limit or a is None:
         return s
     a = np.asarray(a)
     with np.errstate(all="ignore"):
         norm = float(np.sqrt(np.sum(np.square(a.astype(np.float64)))))
-    return text("cell.summary", shape=list(a.shape), norm=fmt_num(norm))
+    return text("cell.summary", shape="×".join(map(str, a.shape)) or "()", norm=f"{norm:.4g}")
 
 
 def rows(steps, all_steps: bool = False) -> list:

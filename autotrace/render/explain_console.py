@@ -29,8 +29,7 @@ def lines(ex: Explanation, all_steps: bool = False):
             add(0, "", n, "yellow")
         add(0, "", "")
     for p in ex.passes:
-        total = p.number if not ex.passes else max(q.number for q in ex.passes)
-        total = max(total, len(ex.passes))
+        total = max([p.number, len(ex.passes), ex.total_passes] + [q.number for q in ex.passes])
         if p.implicit:
             key = {"auto": "heading.pass_auto", "stopped": "heading.pass_auto_stopped"}.get(p.auto, "heading.pass_implicit")
             head = text(key, number=p.number, total=total, root=p.root)
@@ -53,6 +52,11 @@ def lines(ex: Explanation, all_steps: bool = False):
             add(0, "", "")
             add(1, "", text("heading.table"), "")
             out.append((1, "", p.table, "table"))
+        passed = {}     # node -> (step number, array) that an earlier step passed to it, one edge only
+        for s in p.steps:
+            for e in s.edges:
+                if e.target_node is not None and e.grad is not None:
+                    passed[e.target_node] = None if e.target_node in passed else (s.number, e.grad)
         for s in (p.steps if all_steps else collapse(p.steps)):
             add(0, "", "")
             if isinstance(s, Run):
@@ -82,7 +86,9 @@ def lines(ex: Explanation, all_steps: bool = False):
                 add(3, "", "(" + ", ".join(text("label.from", value=" + ".join(_term(fmt(v)) for v in vs), source=src)
                                            for src, vs in groups.items()) + ")", "dim")
             if s.kind == "accumulate":
-                if s.before is not None or s.after is not None:
+                if s.before is None and s.after is not None:
+                    add(2, text("label.grad", leaf=s.output), f"None → {fmt(s.after)}", "green")
+                elif s.before is not None or s.after is not None:
                     add(2, text("label.grad", leaf=s.output),
                         f"{fmt(s.before)} + {_term(fmt(s.increment))} → {fmt(s.after)}", "green")
                 else:
@@ -90,7 +96,7 @@ def lines(ex: Explanation, all_steps: bool = False):
                 if s.remark:
                     add(2, "", s.remark, "dim")
                 continue
-            add(2, text("label.upstream"), f"{s.upstream_symbol} = {fmt(s.upstream)}")
+            add(2, text("label.upstream"), f"{s.upstream_symbol} = {_upstream(s, passed)}")
             if s.remark:
                 add(2, "", s.remark, "red" if s.failed else "dim")
             for e in s.edges:
@@ -124,6 +130,19 @@ def lines(ex: Explanation, all_steps: bool = False):
                     add(3, "", text("chain.matches", leaf=c.leaf) + f" ({fmt(c.value)})", "green")
                 elif c.matches is False:
                     add(3, "", text("chain.mismatch", value=fmt(c.value)), "red")
+        add(0, "", "")
+        for f in ex.folds:
+            if f.first == p.number:
+                add(0, "", text("fold.heading", first=f.first, last=f.last), "bold")
+                add(1, "", f.remark, "")
+                out.append((1, "", f, "fold"))
+                add(0, "", "")
+    if any(e.kind != "backward" for e in ex.events):
+        add(0, "", text("heading.events"), "bold")
+        for e in ex.events:
+            add(1, "", e.title, "default")      # "default": a list item in Markdown
+            for d in e.details:
+                add(2, "", d, "dim")
         add(0, "", "")
     if ex.timeline and any(len(v) > 1 or any(e.reset for e in v) for v in ex.timeline.values()):
         add(0, "", text("heading.timeline"), "bold")
@@ -163,6 +182,11 @@ def render(ex: Explanation, console, all_steps: bool = False) -> None:
     width = console.width
     rows = lines(ex, all_steps)
     for level, label, body, style in rows:
+        if style == "fold":
+            heads, cells = fold_cells(body)
+            for ln in plain_grid(heads, cells, width - len(INDENT) * level):
+                console.print(Text(INDENT * level + ln), soft_wrap=True)
+            continue
         if style == "table":
             if console.is_terminal:
                 console.print(rich_table(body, width - len(INDENT) * level), soft_wrap=False)
@@ -258,14 +282,65 @@ def fit(table, width: int, gap: int = 2):
 
 def _summarised(row, cells, cap) -> list:
     out = list(cells)
-    if _longest_word(out[2]) > cap[2]:
-        out[2] = out[2].split(":")[0] if ":" in out[2] else out[2][:cap[2]]
-        out[2] = text("label.line", line=out[2]) if out[2].isdigit() else out[2]
+    head = out[2].split(":")[0]
+    if _longest_word(out[2]) > cap[2] and head.isdigit():
+        out[2] = text("label.line", line=head)
     if _longest_word(out[3]) > cap[3]:
         out[3] = text("cell.see_step", number=row.step)
     for k in (4, 5):
         if _longest_word(out[k]) > cap[k]:
             out[k] = text("cell.see_step", number=row.step)
+    return out
+
+
+FOLD_ROWS = 16      # rows of a fold table shown; past that, the first and last halves (JSON has all)
+
+
+def fold_cells(f, limit: int = FOLD_ROWS):
+    """The header and rows of a fold's table: pass, loss, ‖g‖ / ‖p‖ per leaf."""
+    heads = [text("fold.col.pass"), text("fold.col.loss")] + list(f.leaves)
+    rows = []
+    shown = f.rows if len(f.rows) <= limit else f.rows[:limit // 2] + [None] + f.rows[-(limit // 2):]
+    for r in shown:
+        if r is None:
+            rows.append("… " + text("fold.elided", count=len(f.rows) - 2 * (limit // 2)))
+            continue
+        cells = [str(r.pass_number), _g4(r.loss)]
+        for gv, pv in zip(r.grads, r.values):
+            cells.append(f"{_g4(gv)}/{_g4(pv)}")
+        rows.append(cells)
+    return heads, rows
+
+
+def _g4(x) -> str:
+    return "-" if x is None else f"{x:.3g}"
+
+
+def plain_grid(heads, rows, width: int) -> list:
+    """Any table as plain text: columns as wide as their cells (wrapped at spaces when the
+    table is wider than ``width``), a rule under the header."""
+    import textwrap
+
+    n = len(heads)
+    grid = [heads] + [r for r in rows if not isinstance(r, str)]
+    natural = [max(len(str(c[i])) for c in grid) for i in range(n)]
+    floor = [max(_longest_word(str(c[i])) for c in grid) for i in range(n)]
+    widths = list(natural)
+    while sum(widths) + 2 * (n - 1) > width:
+        k = max(range(n), key=lambda i: widths[i] - floor[i])
+        if widths[k] <= floor[k]:
+            break
+        widths[k] -= 1
+    out = []
+    for k, cells in enumerate([heads] + rows):
+        if isinstance(cells, str):      # a line across the table (rows left out)
+            out.append(cells)
+            continue
+        wrapped = [textwrap.wrap(str(c), w, break_long_words=False) or [""] for c, w in zip(cells, widths)]
+        for i in range(max(len(w) for w in wrapped)):
+            out.append("  ".join((w[i] if i < len(w) else "").ljust(x) for w, x in zip(wrapped, widths)).rstrip())
+        if k == 0:
+            out.append("  ".join("─" * w for w in widths))
     return out
 
 
@@ -304,6 +379,19 @@ def rich_table(table, width: int):
     for c in rows:
         t.add_row(*c)
     return t
+
+
+def _upstream(s, passed) -> str:
+    """The gradient arriving at a step; when it is more than a few numbers and exactly what
+    one earlier step passed on, a reference to that step instead of the numbers again."""
+    import numpy as np
+
+    ref = passed.get(s.node)
+    if ref is not None and not s.fan_in and s.upstream is not None and np.size(s.upstream) > 4:
+        number, value = ref
+        if np.shape(value) == np.shape(s.upstream) and np.array_equal(value, s.upstream, equal_nan=True):
+            return text("ref.step", step=number)
+    return fmt(s.upstream)
 
 
 def _largest(pairs, k):

@@ -16,6 +16,17 @@ def render(ex: Explanation, all_steps: bool = False) -> str:
     in_code = False
     rows = list(lines(ex, all_steps))
     for k, (level, label, body, style) in enumerate(rows):
+        if style == "fold":
+            from .explain_console import fold_cells
+            heads, cells = fold_cells(body)
+            if out and out[-1] != "":
+                out.append("")
+            out.append("| " + " | ".join(heads) + " |")
+            out.append("|" + "---|" * len(heads))
+            out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" if not isinstance(row, str)
+                    else "| " + row + " |" + " |" * (len(heads) - 1) for row in cells]
+            out.append("")
+            continue
         if style == "table":
             if in_code:
                 out.append(fence)
@@ -51,6 +62,9 @@ def render(ex: Explanation, all_steps: bool = False) -> str:
             in_code = False
         if level == 1 and not label and body == text("heading.chains"):
             out += [f"### {body}", ""]
+            continue
+        if level == 1 and not label and style == "default":  # a timeline event
+            out.append(f"- {body}")
             continue
         if level == 1 and not label and "bold" in style:      # a summarised run of steps
             out.append(f"**{body}**")

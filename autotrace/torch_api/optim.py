@@ -64,11 +64,21 @@ class Optimizer:
                 loss = closure()
             finally:
                 grad_mode.enabled = prev
+        from .. import record
+
+        log = [] if record.wants_events() else None
         for group in self.param_groups:
             for p in group["params"]:
                 if p._grad is not None:
+                    before = p._data.copy() if log is not None else None
                     self._update(p, p._grad._data, group)
                     p._version_counter.value += 1
+                    if log is not None:
+                        log.append(dict(record.leaf_ref(p), grad=p._grad._data.copy(), before=before,
+                                        after=p._data.copy(), state=_state_copy(self.state.get(p)),
+                                        hyper={k: v for k, v in group.items() if k != "params"}))
+        if log is not None:
+            record.event("optimizer_step", optimizer=type(self).__name__, params=log)
         return loss
 
     def __repr__(self):
@@ -80,6 +90,17 @@ class Optimizer:
                     lines.append(f"    {k}: {g[k]}")
         lines.append(")")
         return "\n".join(lines)
+
+
+def _state_copy(st) -> dict:
+    """An optimizer's per-parameter state as copies (momentum buffer, Adam's moments, step)."""
+    out = {}
+    for k, v in (st or {}).items():
+        if isinstance(v, Tensor):
+            out[k] = v._data.copy()
+        elif isinstance(v, (int, float)):
+            out[k] = v
+    return out
 
 
 def _s(x, dt):
