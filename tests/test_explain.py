@@ -569,10 +569,10 @@ def test_pass_table_fits_80_columns_without_splitting_words():
         ex = E.explain(trace_of(ROOT / f"scenarios/{name}.py"))
         table = ex.passes[0].table
         words = {w for r in table for c in [r.step, r.node, r.where, r.upstream, *r.local, *r.passed]
-                 for w in c.split()}
+                 for w in c.split(" ") if w}
         lines = plain_table(table, 78)
         assert all(len(ln) <= 78 for ln in lines if max(map(len, ln.split()), default=0) < 30), name
-        got = {w for ln in lines if not set(ln) <= {"─", " "} for w in ln.split()}
+        got = {w for ln in lines if not set(ln) <= {"─", " "} for w in ln.split(" ") if w}
         heads = {w for c in ("col.step", "col.node", "col.where", "col.local", "col.upstream", "col.passed")
                  for w in messages.text(c).split()} | {"line", "see", "step"} | {str(k) for k in range(100)}
         assert got <= words | heads, (name, got - words - heads)          # every word whole
@@ -581,3 +581,109 @@ def test_pass_table_fits_80_columns_without_splitting_words():
     ex = E.explain(trace_of(ROOT / "scenarios/linear_layer.py"))
     row = next(r for r in ex.passes[0].table if r.node == "MmBackward0")
     assert row.local == ["∂loss/∂W.T = Xᵀ · g"] and row.passed == ["[[4.9], [-4.9]]"]
+
+
+def _events(ex, kind):
+    return [e for e in ex.events if e.kind == kind]
+
+
+def test_clip_and_sgd_events_carry_the_engines_numbers():
+    ex = E.explain(trace_of(ROOT / "scenarios/clipped_update.py"))
+    (clip,) = _events(ex, "clip_grad_norm")
+    assert clip.data["total_norm"] == 5.0 and np.isclose(clip.data["scale"], 1 / (5 + 1e-6), rtol=1e-6)
+    assert np.allclose(clip.data["params"][0]["after"], [0.6, 0.8])        # torch: tensor([0.6000, 0.8000])
+    (step,) = _events(ex, "optimizer_step")
+    q = step.data["params"][0]
+    assert q["before"].tolist() == [1.0, 2.0]
+    assert np.allclose(q["after"], [0.94, 1.92])                          # torch: tensor([0.9400, 1.9200])
+    out = render_text(ex)
+    assert "gradient is scaled by 0.2" in out.replace("\n ", "") and "w: [1, 2] − 0.1·[0.6, 0.8] = [0.94, 1.92]" in out
+    assert "rule: p ← p − lr·g, lr = 0.1" in out
+
+
+def test_sgd_momentum_and_weight_decay_match_torch():
+    torch = pytest.importorskip("torch")
+    src = ("import torch\nw = torch.tensor([1.0, -2.0], requires_grad=True)\n"
+           "opt = torch.optim.SGD([w], lr=0.1, momentum=0.9, weight_decay=0.01)\n"
+           "for i in range(3):\n    opt.zero_grad()\n    loss = (w * w * torch.tensor([1.0, 3.0])).sum()\n"
+           "    loss.backward()\n    opt.step()\n")
+    ex = explain_src(src, wrt="w")           # --wrt: no folding, every event
+    steps = _events(ex, "optimizer_step")
+    assert len(steps) == 3 and len(explain_src(src).folds) == 1
+    tw = torch.tensor([1.0, -2.0], requires_grad=True)
+    opt = torch.optim.SGD([tw], lr=0.1, momentum=0.9, weight_decay=0.01)
+    for k in range(3):
+        opt.zero_grad()
+        (tw * tw * torch.tensor([1.0, 3.0])).sum().backward()
+        opt.step()
+        q = steps[k].data["params"][0]
+        assert np.allclose(q["after"], tw.detach().numpy(), rtol=1e-6)
+        assert np.allclose(q["state"]["momentum_buffer"], opt.state[tw]["momentum_buffer"].numpy(), rtol=1e-6)
+    text_ = "\n".join(steps[0].details)
+    assert "buf ← 0.9·buf + 1·g" in text_ and "g ← g + 0.01·p" in text_
+
+
+def test_adam_moments_and_update_follow_the_rule_shown():
+    ex = E.explain(trace_of(ROOT / "scenarios/adam_mlp.py"))
+    steps = _events(E.explain(trace_of(ROOT / "scenarios/adam_mlp.py"), pass_number=37), "optimizer_step")
+    (step,) = steps
+    for q in step.data["params"]:
+        st, h = q["state"], step.data["hyper"]
+        t = float(st["step"])
+        b1, b2 = h["betas"]
+        denom = np.sqrt(st["exp_avg_sq"].astype(np.float64)) / np.sqrt(1 - b2 ** t) + h["eps"]
+        want = q["before"] - h["lr"] / (1 - b1 ** t) * st["exp_avg"] / denom
+        assert t == 37 and np.allclose(q["after"], want, rtol=1e-5, atol=1e-7), q["leaf"]
+    assert "step t = 37" in "\n".join(step.details)
+    (fold,) = ex.folds
+    assert (fold.first, fold.last, len(fold.rows)) == (1, 50, 50)
+    assert [p.number for p in ex.passes] == [1]
+
+
+def test_fifty_adam_steps_fit_200_lines_and_pass_37_expands():
+    from helpers import run_cli
+
+    proc = run_cli("explain", "scenarios/adam_mlp.py", "--no-color", cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert len(lines) <= 200, len(lines)
+    assert "Adam.step()" in proc.stdout and "step t = 1" in proc.stdout
+    assert "Each of the 50 iterations builds a new graph of 10 nodes" in proc.stdout
+    assert all(len(ln) <= 80 for ln in lines)
+    proc = run_cli("explain", "scenarios/adam_mlp.py", "--no-color", "--pass", "37", cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert "Backward pass 37 of 50" in proc.stdout and "step t = 37" in proc.stdout
+    assert "Backward pass 1 of" not in proc.stdout
+
+
+def test_mse_loss_broadcast_warning_is_a_diagnostic():
+    src = ("import torch\nimport torch.nn.functional as F\nw = torch.ones(4, 1, requires_grad=True)\n"
+           "y = torch.tensor([1.0, 2.0, 3.0, 4.0])\nloss = F.mse_loss(w * 2, y)\nloss.backward()\n")
+    ex = explain_src(src)
+    (d,) = [d for d in ex.diagnostics if d.kind == "warning.mse_broadcast"]
+    assert d.line == 5 and "[4, 4]" in d.why and "target.view(4, 1)" in d.fix
+    assert "No problems found" not in render_text(ex)
+    assert _events(ex, "warning")[0].line == 5
+
+
+def test_no_grad_block_zero_grad_and_hooks_are_on_the_timeline():
+    src = ("import torch\nw = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+           "h = w.register_hook(lambda g: g * 10)\n(w * 3).sum().backward()\n"
+           "with torch.no_grad():\n    w -= 0.1 * w.grad\nw.grad.zero_()\nw.grad = None\n")
+    ex = explain_src(src)
+    (hook,) = _events(ex, "hook")
+    assert hook.data["before"].tolist() == [3.0, 3.0] and hook.data["after"].tolist() == [30.0, 30.0]
+    (ng,) = _events(ex, "no_grad")
+    assert ng.line == 5 and ng.data["statements"] == ["line 6: w -= 0.1 * w.grad"]
+    resets = _events(ex, "grad_reset")
+    assert [(e.line, e.data["how"]) for e in resets] == [(7, "zero"), (8, "none")]
+    kinds = [e.kind for e in ex.events]
+    assert kinds == ["backward", "hook", "no_grad", "grad_reset", "grad_reset"] or \
+        kinds == ["hook", "backward", "no_grad", "grad_reset", "grad_reset"]
+
+
+def test_a_data_dependent_branch_is_named():
+    src = ("import torch\nw = torch.tensor(1.0, requires_grad=True)\nfor i in range(4):\n"
+           "    if i < 2:\n        y = w * 2\n    else:\n        y = w.exp()\n    y.backward()\n")
+    ex = explain_src(src)
+    assert any("Pass 3 built another graph: that iteration took the else branch at line 4" in n for n in ex.notes)

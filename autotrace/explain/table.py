@@ -39,7 +39,8 @@ def cell(a, limit: int = CELL) -> str:
     a = np.asarray(a)
     with np.errstate(all="ignore"):
         norm = float(np.sqrt(np.sum(np.square(a.astype(np.float64)))))
-    return text("cell.summary", shape="×".join(map(str, a.shape)) or "()", norm=f"{norm:.4g}")
+    # a no-break space: the summary wraps as one word
+    return text("cell.summary", shape="×".join(map(str, a.shape)) or "()", norm=f"{norm:.3g}").replace(" ", "\u00a0")
 
 
 def rows(steps, all_steps: bool = False) -> list:
@@ -54,7 +55,7 @@ def rows(steps, all_steps: bool = False) -> list:
             continue
         if s.kind == "accumulate":
             passed = cell(s.after if s.after is not None else s.increment)
-            out.append(TableRow(step=str(s.number), node=s.node_name, where=text("label.leaf", name=s.output),
+            out.append(TableRow(step=str(s.number), node=s.node_name, where=s.output,
                                 local=[], upstream=cell(s.upstream), passed=[passed], upstream_value=s.upstream,
                                 passed_values=[{"target": s.output, "value": s.after if s.after is not None
                                                 else s.increment}]))
@@ -67,6 +68,10 @@ def rows(steps, all_steps: bool = False) -> list:
                 continue
             rule = _short_rule(e, s)
             locals_.append(rule)
+            if e.sum_back is not None:
+                # the op's output in the broadcast shape, then the sum-back: a row of its own
+                passed.append(cell(e.sum_back))
+                locals_.append(text("cell.sum_back", target=e.target, shape=list(np.shape(e.grad))))
             passed.append(cell(e.grad) if rule else f"{e.target}: {cell(e.grad)}")
             values.append({"target": e.target, "value": e.grad})
         out.append(TableRow(step=str(s.number), node=s.node_name, where=where, local=locals_,

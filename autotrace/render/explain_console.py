@@ -243,7 +243,8 @@ def _cells(row) -> list:
 
 
 def _longest_word(s: str) -> int:
-    return max((len(w) for w in s.split()), default=0)
+    # split at spaces only: a no-break space holds a summary ("4×3 ‖0.29‖") together
+    return max((len(w) for w in s.split(" ")), default=0)
 
 
 def fit(table, width: int, gap: int = 2):
@@ -255,7 +256,7 @@ def fit(table, width: int, gap: int = 2):
 
     heads = [text(c) for c in COLUMNS]
     rows = [(r, c) for r in table for c in _cells(r)]
-    cap = (6, 16, 12, 18, 14, 14)        # widths the columns may be cut to, when they must
+    cap = (6, 16, 12, 16, 14, 14)        # widths the columns may be cut to, when they must
     for attempt in range(3):
         if attempt == 2:
             gap = 1
