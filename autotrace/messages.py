@@ -32,7 +32,7 @@ EN: dict[str, str] = {
     "col.passed": "passed on",
     "cell.summary": "{shape} ‖{norm}‖",
     "cell.see_step": "see step {number}",
-    "cell.sum_back": "sum-back to {target}'s shape {shape}",
+    "cell.sum_back": "sum-back to {shape}",
     "cell.same_rules": "the same rules, {count} more times",
     "heading.table": "The pass at a glance (the steps are detailed below):",
     "label.expr": "forward",
