@@ -97,7 +97,7 @@ EN: dict[str, str] = {
     "ref.passed_in_step": "{value}, passed on in step {step}",
     "ref.step": "as passed on in step {step}",
     "step.broadcast": "{target} was broadcast from shape {small} to {big} in the forward pass, so its gradient is summed back over the broadcast dimensions: {value}.",
-    "step.unnamed_leaf": "{leaf} is a leaf of shape {shape} that no script variable names (a module's parameter, used at line {line}).",
+    "step.unnamed_leaf": "{leaf} is a leaf of shape {shape} that no script variable holds: it is used at line {line}, and the script kept only what was computed from it.",
     "step.accumulate_first": "{leaf}.grad was None, so it becomes a copy of the incoming gradient.",
     "step.accumulate_add": "{leaf}.grad already held a value; the incoming gradient is added to it (gradients accumulate).",
     "step.accumulate_captured": "torch.autograd.grad returns this gradient for {leaf}; {leaf}.grad is not touched.",
@@ -214,6 +214,7 @@ EN: dict[str, str] = {
     "diag.none_grad.reason.never_used": "no recorded operation used it.",
     "diag.none_grad.reason.off_path": "the tensors backward() was called on were not computed from it.",
     "diag.none_grad.reason.no_grad": "its use at line {line} was inside torch.no_grad(), which records no graph.",
+    "diag.none_grad.reason.data": "at line {line} the script computes from {leaf}.data, a tensor that shares the values but is outside the graph, so the link to {leaf} is cut there.",
     "diag.none_grad.reason.detach": "at line {line} it goes through .detach(), which cuts the graph.",
     "diag.none_grad.reason.failed": "the backward call that would have reached it failed (see the error above).",
     "diag.none_grad.reason.failed_line": "the backward call at line {lines}, whose graph leads to it, failed (see the error above), so no gradient arrived.",
@@ -225,6 +226,8 @@ EN: dict[str, str] = {
     "diag.none_grad.no_pass.fix": "Call backward() on the result (for example {root}.backward()), or run explain with --of NAME.",
     "diag.nonleaf_made.why": "{leaf} is not a leaf: it was computed by {node} at line {line} ({expr}), so its .grad stays None. The leaf is the tensor it was computed from.",
     "diag.nonleaf_made.fix": "Make the final tensor the leaf: create it with requires_grad=True after the conversion (e.g. torch.randn(3, dtype=torch.float64, requires_grad=True)), or read .grad of the original leaf.",
+    "diag.nonleaf_made.fix_op": "Make {leaf} itself the leaf: do the {op} first and ask for gradients after it ({suggestion}), or read .grad of the tensor it was computed from.",
+    "step.retained": "{name}.retain_grad() was called, so this gradient is kept: {name}.grad = {value}.",
     "diag.nan.title": "{kind} first appears at {node} (line {line}: {expr}) in backward pass {number}.",
     "diag.nan.why": "The upstream gradient was finite, but the local derivative {rule} is not finite at the values here ({detail}), so the gradient passed to {target} contains {kind}. Everything downstream inherits it.",
     "diag.nan.at": " at {where}",
@@ -271,6 +274,7 @@ EN: dict[str, str] = {
         "{node} ({expr}, line {node_line}) saved a tensor to compute its gradient, and that tensor "
         "was changed in place afterwards (its version counter moved). The gradient would use the "
         "wrong values, so PyTorch refuses."),
+    "diag.error.inplace.where": "The in-place change is at line {line}: {code}.",
     "diag.error.inplace.fix": "Use the out-of-place form (x = x + 1 instead of x += 1, relu instead of relu_), or .clone() the tensor before modifying it.",
     "diag.error.leaf_inplace.why": (
         "An in-place operation would overwrite a leaf that requires grad. Autograd needs the "

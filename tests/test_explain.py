@@ -687,3 +687,42 @@ def test_a_data_dependent_branch_is_named():
            "    if i < 2:\n        y = w * 2\n    else:\n        y = w.exp()\n    y.backward()\n")
     ex = explain_src(src)
     assert any("Pass 3 built another graph: that iteration took the else branch at line 4" in n for n in ex.notes)
+
+
+def test_matrix_steps_show_the_operands_values_while_small():
+    ex = E.explain(trace_of(ROOT / "scenarios/linear_layer.py"))
+    mm = next(s for s in ex.passes[0].steps if s.node_name == "MmBackward0")
+    (edge,) = [e for e in mm.edges if e.target_node]
+    assert edge.numbers == "[[1, 3], [2, -1]] · [[-1.4], [2.1]] = [[4.9], [-4.9]]"
+    x = ex_x = np.array([[1, 2], [3, -1]], dtype=np.float64)
+    assert np.allclose(x.T @ np.array([[-1.4], [2.1]]), edge.grad.astype(np.float64), atol=1e-6)
+    del ex_x
+
+
+def test_wording_names_what_happened():
+    # a tensor scaled after creation is a non-leaf; the fix names the multiplication
+    ex = explain_src("import torch\nw = torch.randn(3, 1, requires_grad=True) * 0.01\nloss = (w * 2).sum()\n"
+                     "loss.backward()\nprint(w.grad)\n")
+    out = render_text(ex, width=300)
+    assert "module's parameter" not in out
+    assert "w = (torch.randn(3, 1) * 0.01).requires_grad_()" in out and "MulBackward0" in out
+    # .data cuts the link at its line
+    ex = explain_src("import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\ny = x.data * 2\n"
+                     "w = torch.ones(2, requires_grad=True)\n(y * w).sum().backward()\nprint(x.grad)\n")
+    (d,) = [d for d in ex.diagnostics if d.title.startswith("x.grad")]
+    assert "at line 3 the script computes from x.data" in d.why
+    # the in-place diagnostic names the in-place line and the node whose saved tensor changed
+    ex = explain_src("import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\nh = x * 2\ny = h * h\n"
+                     "h += 1\ny.sum().backward()\n")
+    (d,) = [d for d in ex.diagnostics if d.kind == "error.inplace"]
+    assert "MulBackward0 (y = h * h, line 4)" in d.why and "line 5: h += 1" in d.why
+
+
+def test_retained_grad_is_shown_where_it_is_retained():
+    src = ("import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\nh = x * 3\nh.retain_grad()\n"
+           "loss = (h * h).sum()\nloss.backward()\n")
+    trace = E.run(src, "t.py")
+    ex = E.explain(trace)
+    assert trace.variables["h"].grad.tolist() == [6.0, 12.0]             # 2·h, by hand
+    assert any(s.remark and "h.grad = [6, 12]" in s.remark for s in ex.passes[0].steps)
+    assert np.array_equal(ex.final_grads["h"], trace.variables["h"].grad)

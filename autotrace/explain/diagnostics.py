@@ -97,6 +97,32 @@ def _error_diagnostics(trace, passes, g):
     return out
 
 
+def _inplace_line(trace, failing, g, until):
+    """The line that changed a saved tensor of ``failing`` in place, between the line that
+    made the node and ``until`` (the backward call): ``(7, "h += 1")``, or None."""
+    if failing is None or not failing.line:
+        return None
+    names = set()
+    if failing.var_name and "result" in (failing.saved or ()):
+        names.add(failing.var_name)          # the saved result (exp, tanh, sigmoid ...)
+    ops = g.operands(failing) or {}
+    for k in failing.saved or ():
+        v = ops.get(k)
+        if v and re.fullmatch(r"[A-Za-z_]\w*", v.strip()):
+            names.add(v.strip())
+    lines = trace.source.splitlines()
+    stop = min(until or len(lines), len(lines))
+    for k in range(failing.line, stop):
+        src = lines[k].split("#")[0]
+        for name in names:
+            n = re.escape(name)
+            if re.search(rf"(^|[^\w.]){n}\s*(\*\*|//|[-+*/@%])=", src) or \
+                    re.search(rf"(^|[^\w.]){n}\[[^\]]*\]\s*=(?!=)", src) or \
+                    re.search(rf"(^|[^\w.]){n}\.\w+_\(", src):
+                return k + 1, src.strip()
+    return None
+
+
 def autotrace_message(msg: str) -> bool:
     """Whether an error message is autotrace's own (an unsupported construct or API, a
     sandbox refusal, a limit), not one PyTorch would print."""
@@ -141,6 +167,10 @@ def _explain_error(typ, msg, line, p, rec, trace, g, caught):
         why = text(why_key, **values)
     except KeyError:
         why = text("diag.error.other.why")
+    if kind == "inplace" and rec is not None and rec.steps:
+        where = _inplace_line(trace, g.node(rec.steps[-1].node), g, rec.line or line)
+        if where:
+            why += " " + text("diag.error.inplace.where", line=where[0], code=where[1])
     fix = text(fix_key, **values) if kind != "other" else text("diag.error.other.fix")
     err = trace.error or {}
     if kind == "other" and (autotrace_message(msg) or (err.get("message") == msg and err.get("phase") in ("parse", "limit"))):
@@ -318,11 +348,26 @@ def _nonleaf_diagnostics(trace, g):
                 n = g.node(v.node)
                 if n is not None:
                     why += " " + text("diag.nonleaf_made.why", leaf=name, node=n.name, line=n.line, expr=n.statement or n.text)
-                    fix += " " + text("diag.nonleaf_made.fix")
+                    fix += " " + _nonleaf_fix(name, n)
                 break
         out.append(Diagnostic(kind="nonleaf_grad", severity="warning", line=line,
                               title=text("diag.nonleaf_grad.title", line=line), why=why, fix=fix))
     return out
+
+
+def _nonleaf_fix(name, n) -> str:
+    """The non-leaf fix that names the operation which made ``name`` a non-leaf:
+    ``w = (torch.randn(3, 1) * 0.01).requires_grad_()``."""
+    expr = (n.text or "").strip()
+    op = (getattr(n.op, "name", None) or n.name.replace("Backward0", "").lower()).replace("_", " ")
+    if not expr:
+        return text("diag.nonleaf_made.fix")
+    inner = re.sub(r",\s*requires_grad\s*=\s*True", "", expr)
+    if inner != expr:
+        suggestion = f"{name} = ({inner}).requires_grad_()"
+    else:
+        suggestion = f"{name} = ({expr}).detach().requires_grad_()"
+    return text("diag.nonleaf_made.fix_op", leaf=name, op=f"{op} ({n.name})", suggestion=suggestion)
 
 
 def _none_grad_diagnostics(trace, passes, g, wrt=None):
@@ -420,6 +465,9 @@ def _unused_reason(tree, name):
                             return text("diag.none_grad.reason.no_grad", line=sub.lineno)
         if isinstance(node, ast.Attribute) and node.attr == "detach" and isinstance(node.value, ast.Name) and node.value.id == name:
             return text("diag.none_grad.reason.detach", line=node.lineno)
+        if isinstance(node, ast.Attribute) and node.attr == "data" and isinstance(node.value, ast.Name) and \
+                node.value.id == name and isinstance(node.ctx, ast.Load):
+            return text("diag.none_grad.reason.data", line=node.lineno, leaf=name)
     return None
 
 

@@ -25,6 +25,9 @@ class _Explainer:
         # the symbol for a gradient= vector: one the script does not use as a name
         taken = set(trace.variables) | {n.var_name for n in trace.nodes if n.var_name}
         self.vsym = next(c for c in ("v", "u", "g", "𝐯") if c not in taken)
+        # non-leaf tensors whose gradient the script keeps (retain_grad): node id -> name
+        self._retained = {v.node: name for name, v in trace.variables.items()
+                          if v.kind == "tensor" and v.retains_grad and not v.is_leaf and v.node is not None}
 
     # -- one pass ----------------------------------------------------------------------
 
@@ -132,6 +135,10 @@ class _Explainer:
             return step
         if s.node in g.inner:
             step.remark = text("step.inner", label=label, node=n.name, expr=g.inner[s.node][1])
+        retained = self._retained.get(s.node)
+        if retained and upstream is not None:
+            extra = text("step.retained", name=retained, value=fmt(upstream))
+            step.remark = f"{step.remark} {extra}" if step.remark else extra
         if failed:
             step.remark = text("step.not_reached")
             return step
@@ -287,6 +294,7 @@ class _Explainer:
         elif opname in MATRIX and rule_text and "∂" in rule_text:
             edge.rule = text("step.matrix", rule=_matrix_rule(rule_text, labels, out, opname).replace(
                 "∂L/", f"{self._pre}∂{self._root}/"))
+            edge.numbers = _matrix_numbers(rule_text, values, upstream, go, opname)
         elif opname in MATRIX:
             vjp = self._substitute(op.vjp.get(name, ""), {k: v for k, v in labels.items() if k in ("alpha", "beta")})
             vjp = re.sub(r"\bgrad\b", self._d(out), vjp, flags=re.ASCII).replace("self's", f"{edge.target}'s")
@@ -392,6 +400,32 @@ class _Explainer:
             names = list(getattr(na.op, "inputs", ()) or ())
             sym += " " + text("label.via", input=names[i] if i < len(names) else f"input {i}")
         return sym
+
+
+MATRIX_NUMBERS = 6  # matrices of at most this many elements are written out in a matrix step
+
+
+def _matrix_numbers(rule, values, upstream, go, opname):
+    """The matrix rule with the operands' values put in, while they are small:
+    ``[[1, 3], [2, -1]] · [[-1.4], [2.1]] = [[4.9], [-4.9]]`` for ``Xᵀ · ∂L/∂Y``."""
+    rhs = rule.split(" = ", 1)[-1].strip()
+    first = values.get("mat1") if opname == "addmm" else values.get("self")
+    second = values.get("mat2")
+    names = {"A": first, "X": first, "B": second, "W": second, "∂L/∂Y": upstream}
+    parts = []
+    for tok in rhs.split(" · "):
+        tok = tok.strip()
+        t = tok.endswith("ᵀ")
+        v = names.get(tok[:-1] if t else tok)
+        if v is None or go is None:
+            return None
+        v = np.asarray(v)
+        if v.ndim != 2 or v.size > MATRIX_NUMBERS:
+            return None
+        parts.append(fmt(v.T if t else v))
+    if np.size(go) > MATRIX_NUMBERS or len(parts) != 2:
+        return None
+    return " · ".join(parts) + " = " + fmt(go)
 
 
 REFER = 4           # arrays of more elements are written once per step and then referred to
