@@ -726,3 +726,13 @@ def test_retained_grad_is_shown_where_it_is_retained():
     assert trace.variables["h"].grad.tolist() == [6.0, 12.0]             # 2·h, by hand
     assert any(s.remark and "h.grad = [6, 12]" in s.remark for s in ex.passes[0].steps)
     assert np.array_equal(ex.final_grads["h"], trace.variables["h"].grad)
+
+
+def test_a_frozen_layers_output_is_said_to_be_frozen_not_a_constant():
+    src = ("import torch\nimport torch.nn as nn\nfrozen = nn.Linear(2, 2)\nfor p in frozen.parameters():\n"
+           "    p.requires_grad_(False)\nhead = nn.Linear(2, 1)\nx = torch.ones(1, 2)\nh = frozen(x)\n"
+           "loss = (head(h) * 1).sum()\nloss.backward()\n")
+    out = render_text(explain_src(src), width=300)
+    assert "h: does not require grad (its parameters are frozen: every parameter of frozen has " \
+           "requires_grad=False)" in out
+    assert "a constant: does not require grad" not in out and "an input: " not in out

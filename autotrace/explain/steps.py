@@ -161,8 +161,19 @@ class _Explainer:
             edge = Edge(input=in_name, target=target, target_node=nid(tid) if tid is not None else None,
                         rule=None, numbers=None, formula=None, grad=go, local=None)
             if tid is None:
-                edge.note = text("label.no_input.number" if in_name in n.scalars or _literal(src or "") is not None
-                                 else "label.no_input")
+                frozen = self._frozen_source(src)
+                if frozen is None and src is None and in_name in ("mat1", "input", "self"):
+                    # an op inside a module call ``head(h)``: the call's one argument
+                    m = re.fullmatch(r"\s*[A-Za-z_][\w.]*\(([A-Za-z_]\w*)\)\s*", n.text or "")
+                    frozen = self._frozen_source(m.group(1)) if m else None
+                    if frozen:
+                        edge.target = m.group(1)
+                if in_name in n.scalars or _literal(src or "") is not None:
+                    edge.note = text("label.no_input.number")
+                elif frozen:
+                    edge.note = text("label.no_input.frozen", module=frozen)
+                else:
+                    edge.note = text("label.no_input")
                 step.edges.append(edge)
                 continue
             full = s.sum_back.get(i) if s.sum_back else None
@@ -186,6 +197,25 @@ class _Explainer:
                              stmt=_where_made(n))
                 first.note = f"{first.note} {extra}" if first.note else extra
         return step
+
+    def _frozen_source(self, src):
+        """The module whose output ``src`` is when all its parameters are frozen
+        (requires_grad=False), else None: ``h = frozen(x)`` → "frozen"."""
+        if not src or not re.fullmatch(r"[A-Za-z_]\w*", src.strip()):
+            return None
+        name = src.strip()
+        v = self.trace.variables.get(name)
+        if v is None or v.kind != "tensor" or v.requires_grad:
+            return None
+        params = getattr(self.trace, "parameters", {}) or {}
+        for line in self.trace.source.splitlines():
+            m = re.match(rf"\s*{re.escape(name)}\s*=\s*([A-Za-z_][\w.]*)\(", line)
+            if m:
+                mod = m.group(1)
+                own = [p for k, p in params.items() if k.startswith(mod + ".")]
+                if own and not any(p.requires_grad for p in own):
+                    return mod
+        return None
 
     def _numbers_only(self, step, s, n, op, upstream) -> Step:
         """A step that is not written out: its edges with the gradients passed on and the
