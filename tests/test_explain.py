@@ -736,3 +736,17 @@ def test_a_frozen_layers_output_is_said_to_be_frozen_not_a_constant():
     assert "h: does not require grad (its parameters are frozen: every parameter of frozen has " \
            "requires_grad=False)" in out
     assert "a constant: does not require grad" not in out and "an input: " not in out
+
+
+def test_rich_table_on_a_terminal_keeps_words_whole():
+    import io
+
+    from rich.console import Console
+
+    from autotrace.render import explain_console
+    buf = io.StringIO()
+    con = Console(file=buf, force_terminal=True, no_color=True, width=80, highlight=False)
+    explain_console.render(E.explain(trace_of(ROOT / "scenarios/linear_layer.py")), con)
+    out = re.sub(r"\x1b\[[0-9;]*m", "", buf.getvalue())
+    assert "MmBackward0" in out and "PermuteBackward0" in out and "[[4.9], [-4.9]]" in out
+    assert all(len(ln) <= 80 for ln in out.splitlines())
