@@ -19,6 +19,8 @@ def warn(message: str, category: str = "UserWarning") -> None:
         "message": message,
         "line": here.line if here is not None else None,
     })
+    from . import record
+    record.event("warning", category=category, message=message)
 
 
 _once: set[str] = set()

@@ -293,12 +293,21 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
                     if new is not None:
                         outs = list(new)
             for (nxt, nr), g, meta in zip(fn.next_functions, outs, fn.in_meta):
+                skip = nxt is None or (needed is not None and nxt not in needed)
+                if g is not None and not skip:
+                    g0 = g
+                    g = _validate(g, meta)
+                    if keep and g is not g0 and g0._data.shape != g._data.shape:
+                        # the broadcast sum-back (validate_outputs' sum_to): the record keeps what
+                        # the input receives, and the op's own output before the sum
+                        if step.sum_back is None:
+                            step.sum_back = {}
+                        step.sum_back[len(step.grads_out)] = rec.keep(g0._data)
                 if step is not None:
                     step.grads_out.append(rec.keep(g._data) if keep and g is not None and nxt is not None else None)
-                if nxt is None or (needed is not None and nxt not in needed):
+                if skip:
                     continue
                 if g is not None:
-                    g = _validate(g, meta)
                     _add_to(buffers, nxt, nr, g)
                     if fanin is not None:
                         fanin.setdefault(nxt, []).append(
@@ -385,6 +394,8 @@ def _pre_hooks(fn, grads):
             elif grads[nr] is not None:
                 new = hook(grads[nr])
                 if new is not None:
+                    if record.wants_events() and fn.rec is not None:
+                        record.event("hook", node=fn.rec.id, before=grads[nr]._data.copy(), after=new._data.copy())
                     grads[nr] = new
     retains = fn.retains_grad
     if retains:

@@ -21,6 +21,9 @@ class _GradModeContext:
         global enabled
         self._prev = enabled
         enabled = self._mode
+        if not self._mode and self._prev:
+            from . import record
+            record.event("no_grad", manager=type(self).__name__)
         return None
 
     def __exit__(self, *exc):

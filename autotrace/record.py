@@ -64,11 +64,17 @@ class StepRecord:
     along several edges that were summed, the contributions in arrival order as
     ``(from node id, gradient)`` — ``from`` is None for the seed of a root. For a node with
     several outputs, only outputs that received more than one contribution are listed
-    (in output order)."""
+    (in output order).
 
-    __slots__ = ("node", "grad_in", "grads_out", "before", "after", "fan_in")
+    ``sum_back`` (only with ``keep_values``; else None): ``{edge index: gradient}`` for the
+    edges whose gradient the engine summed back to the input's shape (the input was
+    broadcast in the forward pass): the op's own output before that sum. ``grads_out``
+    holds what the input receives, in the input's shape."""
+
+    __slots__ = ("node", "grad_in", "grads_out", "before", "after", "fan_in", "sum_back")
 
     def __init__(self, node, grad_in, grads_out, before=None, after=None, fan_in=None):
+        self.sum_back = None
         self.node = node
         self.grad_in = grad_in
         self.grads_out = grads_out
@@ -116,13 +122,14 @@ class GradEvent:
     entered a graph), ``name`` the script variable bound to the leaf (or None), ``line``
     the script line."""
 
-    __slots__ = ("node", "name", "kind", "line")
+    __slots__ = ("node", "name", "kind", "line", "after_pass")
 
-    def __init__(self, node, name, kind, line):
+    def __init__(self, node, name, kind, line, after_pass=0):
         self.node = node
         self.name = name
         self.kind = kind
         self.line = line
+        self.after_pass = after_pass    # how many backward passes had run
 
     def __repr__(self) -> str:
         return f"GradEvent(node={self.node!r}, name={self.name!r}, kind={self.kind!r}, line={self.line!r})"
@@ -165,6 +172,7 @@ class Recorder:
         self._call_stack: list[ModuleCall] = []
         self._module_ids: dict[int, int] = {}
         self._modules: list = []           # kept alive while recording, so ids stay unique
+        self.events: list[Event] = []
 
     def keep(self, array):
         return snapshot(array, self.value_limit) if self.keep_values else None
@@ -247,7 +255,51 @@ def grad_event(leaf, kind: str) -> None:
     acc = leaf._acc
     node = acc.rec.id if acc is not None and acc.rec is not None else None
     here = site.current
-    rec.grad_events.append(GradEvent(node, leaf._name, kind, here.line if here is not None else None))
+    rec.grad_events.append(GradEvent(node, leaf._name, kind, here.line if here is not None else None,
+                                     len(rec.passes)))
+    event("grad_reset", node=node, name=leaf._name, how=kind)
+
+
+class Event:
+    """Something the script did that changes a gradient or a parameter outside a backward
+    pass, for explain's timeline: ``kind`` is ``"optimizer_step"``, ``"clip_grad_norm"``,
+    ``"clip_grad_value"``, ``"no_grad"``, ``"hook"`` or ``"warning"``; ``line`` the script
+    line; ``after_pass`` how many backward passes had run; ``data`` plain values and small
+    array copies (see the recording sites: torch_api/optim.py, torch_api/nn.py,
+    grad_mode.py, engine.py, diagnostics.py)."""
+
+    __slots__ = ("kind", "line", "after_pass", "data")
+
+    def __init__(self, kind, line, after_pass, data):
+        self.kind = kind
+        self.line = line
+        self.after_pass = after_pass
+        self.data = data
+
+    def __repr__(self) -> str:
+        return f"Event({self.kind!r}, line={self.line!r}, after_pass={self.after_pass!r})"
+
+
+def event(kind: str, **data) -> None:
+    """Record an :class:`Event` (only when a recorder keeps values: explain)."""
+    rec = active
+    if rec is None or not rec.keep_values:
+        return
+    from . import site
+
+    here = site.current
+    rec.events.append(Event(kind, here.line if here is not None else None, len(rec.passes), data))
+
+
+def leaf_ref(t) -> dict:
+    """How an event names a leaf tensor: its AccumulateGrad record id and first name."""
+    acc = t._acc
+    return {"node": acc.rec.id if acc is not None and acc.rec is not None else None, "name": t._name}
+
+
+def wants_events() -> bool:
+    rec = active
+    return rec is not None and rec.keep_values
 
 
 _PLAIN = (int, float, bool, str, type(None))

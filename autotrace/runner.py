@@ -33,6 +33,9 @@ class Options:
     #: evaluated after the script in the same sandbox, over its final names, with no graph
     #: recorded; the values land in ``Trace.expectations``. See :mod:`autotrace.expect`.
     expect: tuple = ()
+    #: explain: when the script calls no backward() and ``of`` is not given, backward from
+    #: the last single-number tensor with a grad_fn the script bound (``Trace.implicit_root``)
+    auto_root: bool = False
 
 
 def parse_set(text: str):
@@ -162,18 +165,27 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         variables = dict(predefined)
         variables.update(result.globals)
         error = _error_dict(result.error) if result.error is not None else None
+        implicit_root = as_left = params_left = None
         if options.of and error is None:
             error = _implicit_backward(variables, options.of, rec)
+        elif options.auto_root and not rec.passes and not (error and error.get("phase") in ("parse", "limit")):
+            # also when the script stopped at an error: explain what ran before it (not after
+            # a limit: the pass would run outside it)
+            implicit_root = _last_scalar_root(variables)
+            if implicit_root is not None:
+                # the variables as the script left them: explain's own pass changes no .grad
+                # the script could have seen
+                as_left = _records(variables)
+                params_left = _parameters(variables)
+                failed = _implicit_backward(variables, implicit_root, rec)
+                error = error or failed
     finally:
         perturbing.__exit__(None, None, None)
         record.active = None
         site.current = None
 
-    out_vars = {}
-    for name, value in variables.items():
-        v = variable_of(name, value)
-        if v is not None:
-            out_vars[name] = v
+    out_vars = as_left if as_left is not None else _records(variables)
+    params = params_left if params_left is not None else _parameters(variables)
     expectations = []
     if options.expect:
         # after the record is taken: a formula's side effects cannot change what the run showed
@@ -187,7 +199,10 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         variables=out_vars, nodes=rec.nodes, passes=rec.passes,
         grad_events=list(getattr(rec, "grad_events", ())),
         module_calls=record.name_modules(rec, variables),
+        events=list(getattr(rec, "events", ())),
+        parameters=params,
         sets={k: v for k, v in parsed_sets.items()},
+        implicit_root=implicit_root,
         expectations=expectations,
     )
 
@@ -286,6 +301,50 @@ def _implicit_backward(variables, name, rec):
     except RuntimeError as e:
         return {"type": "RuntimeError", "message": str(e), "line": None, "column": None, "phase": "run"}
     return None
+
+
+def _records(variables) -> dict:
+    out = {}
+    for name, value in variables.items():
+        v = variable_of(name, value)
+        if v is not None:
+            out[name] = v
+    return out
+
+
+def _parameters(variables) -> dict:
+    """The parameters of the modules the script binds, as ``model.0.weight`` → record."""
+    from .torch_api.nn import Module
+
+    out = {}
+    for name, value in variables.items():
+        if isinstance(value, Module):
+            try:
+                named = list(value.named_parameters())
+            except Exception:       # a script module whose parameters cannot be listed
+                continue
+            for pname, p in named:
+                key = f"{name}.{pname}"
+                if key not in out:
+                    v = variable_of(key, p)
+                    if v is not None:
+                        out[key] = v
+    return out
+
+
+def _last_scalar_root(variables):
+    """The name of the single-number tensor with a grad_fn made last (by node order) among
+    the script's variables, or None."""
+    from .tensor import Tensor
+
+    best = None
+    for name, value in variables.items():
+        if isinstance(value, Tensor) and value.grad_fn is not None and value._data.size == 1 \
+                and value.grad_fn.rec is not None:
+            key = value.grad_fn.rec.id
+            if best is None or key > best[0]:
+                best = (key, name)
+    return best[1] if best else None
 
 
 def _error_dict(e) -> dict:

@@ -18,7 +18,7 @@ HELP = (
     "with their why and fix (.grad None, nan/inf, accumulation without zeroing, PyTorch errors).\n\n"
     "Examples:\n\n"
     "  autotrace explain scenarios/seed2_power_rule.py\n\n"
-    "  autotrace explain -e 'z = (x*3).sum()' --set 'x=[2.0, 3.0]' --of z\n\n"
+    "  autotrace explain -e 'z = (x*3).sum()' --set 'x=[2.0, 3.0]'   (no backward(): explains z)\n\n"
     "  autotrace explain script.py --verify --format md > steps.md\n\n"
     "  autotrace explain fan_in.py --expect 'x.grad = 2*x + 1'\n\n"
     "Exit codes: 0 success; 1 the script failed (syntax, unsupported construct, runtime error, failed "
@@ -32,7 +32,7 @@ def command(
     expr: Optional[str] = common.ExprOpt,
     set_: Optional[List[str]] = common.SetOpt,
     of: Optional[str] = typer.Option(None, "--of", metavar="NAME",
-                                     help="Backward from this tensor (as NAME.backward()) when the script calls no backward()."),
+                                     help="Backward from this tensor (as NAME.backward()) when the script calls no backward(); without it, explain takes the last single-number tensor with a grad_fn the script binds."),
     wrt: Optional[str] = typer.Option(None, "--wrt", metavar="NAME", help="Only the steps and chain that lead to leaf NAME."),
     pass_: Optional[int] = typer.Option(None, "--pass", metavar="N", help="Only backward pass N (1 = the first call)."),
     verify: bool = typer.Option(False, "--verify", help="Check the gradients by central differences in float64 (re-runs the script)."),
@@ -74,6 +74,9 @@ def command(
         trace = ex_mod.run(src.data, src.name, sets=set_ or (), limits=lim, of=of, expect=expectations)
     except UsageError as e:
         common.fail_usage(str(e))
+    import gc
+
+    gc.freeze()     # the trace lives until exit: collector passes over it would find nothing
     if pass_ is not None and trace.error is None and pass_ > len(trace.passes):
         common.fail_usage(f"--pass {pass_}: the script ran {len(trace.passes)} backward "
                           f"pass{'es' if len(trace.passes) != 1 else ''}")
@@ -84,14 +87,16 @@ def command(
             common.fail_usage(f"--wrt {wrt}: no leaf tensor of the graph is named {wrt!r} (leaves: {known})")
     if of is not None and trace.passes and all(p.line is not None for p in trace.passes):
         sys.stderr.write(f"note: --of {of} is ignored: the script runs its own backward passes\n")
-    ex = ex_mod.explain(trace, of=of, wrt=wrt, pass_number=pass_)
+    ex = ex_mod.explain(trace, of=of, wrt=wrt, pass_number=pass_, all_steps=all_steps)
     if verify:
+        root = of or trace.implicit_root
+
         def rerun(perturb):
             try:
-                return ex_mod.run(src.data, src.name, sets=set_ or (), limits=lim, of=of, perturb=perturb)
+                return ex_mod.run(src.data, src.name, sets=set_ or (), limits=lim, of=root, perturb=perturb)
             except UsageError:
                 return None
-        ex.verification = ex_mod.verify(trace, rerun, pass_number=pass_, of=of)
+        ex.verification = ex_mod.verify(trace, rerun, pass_number=pass_, of=root)
     outcomes = [expect_mod.check(trace, ev) for ev in trace.expectations]
     if json_out:
         from autotrace.render import explain_json
@@ -115,7 +120,7 @@ def command(
     else:
         from autotrace.render import explain_console
         explain_console.render(ex, common.console(no_color=no_color, width=width), all_steps=all_steps)
-    if outcomes and not json_out:
+    if outcomes and not json_out and fmt != "html":
         from autotrace.render import expect as render_expect
         if fmt == "md":
             sys.stdout.write(render_expect.render_markdown(outcomes))

@@ -16,6 +16,25 @@ def render(ex: Explanation, all_steps: bool = False) -> str:
     in_code = False
     rows = list(lines(ex, all_steps))
     for k, (level, label, body, style) in enumerate(rows):
+        if style == "fold":
+            from .explain_console import fold_cells
+            heads, cells = fold_cells(body)
+            if out and out[-1] != "":
+                out.append("")
+            out.append("| " + " | ".join(heads) + " |")
+            out.append("|" + "---|" * len(heads))
+            out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" if not isinstance(row, str)
+                    else "| " + row + " |" + " |" * (len(heads) - 1) for row in cells]
+            out.append("")
+            continue
+        if style == "table":
+            if in_code:
+                out.append(fence)
+                in_code = False
+            if out and out[-1] != "":
+                out.append("")
+            out += markdown_table(body)
+            continue
         if not label and not body:
             if in_code and _printed_follows(rows, k):   # a blank line the script printed
                 out.append("")
@@ -44,6 +63,9 @@ def render(ex: Explanation, all_steps: bool = False) -> str:
         if level == 1 and not label and body == text("heading.chains"):
             out += [f"### {body}", ""]
             continue
+        if level == 1 and not label and style == "default":  # a timeline event
+            out.append(f"- {body}")
+            continue
         if level == 1 and not label and "bold" in style:      # a summarised run of steps
             out.append(f"**{body}**")
             continue
@@ -54,11 +76,9 @@ def render(ex: Explanation, all_steps: bool = False) -> str:
         if label == "•":
             out.append(f"{indent}- **{body}**")
         elif label and "bold" in style:
-            sep = text("label.colon")
-            out.append(f"{indent}- **{label}**{sep}{_step_head(body)}" if "Backward" in body or "AccumulateGrad" in body else f"{indent}- **{label}**{sep}{body}")
+            out.append(f"{indent}- **{label}**: `{body}`" if "Backward" in body or "AccumulateGrad" in body else f"{indent}- **{label}**: {body}")
         elif label:
-            sep = text("label.colon")
-            out.append(f"{indent}- {label}{sep}`{body}`" if _formula(body) else f"{indent}- {label}{sep}{body}")
+            out.append(f"{indent}- {label}: `{body}`" if _formula(body) else f"{indent}- {label}: {body}")
         elif level >= 2 and _formula(body):
             out.append(f"{indent}- `{body}`")
         else:
@@ -84,15 +104,22 @@ def render(ex: Explanation, all_steps: bool = False) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def _step_head(body: str) -> str:
-    """``MulBackward0   line 8: y = x * 2`` as `MulBackward0` line 8: `y = x * 2`: the node
-    name and the statement are code, the words between them are not."""
-    node, gap, rest = body.partition(" ")
-    cut = max(rest.rfind(": "), rest.rfind("："))
-    if cut < 0 or rest[:cut].strip().startswith("→"):
-        return f"`{node}`{gap}{rest}"
-    mark = 2 if rest[cut] == ":" else 1
-    return f"`{node}`{gap}{rest[:cut + mark]}`{rest[cut + mark:]}`"
+def markdown_table(table) -> list:
+    """The pass table as a Markdown table (formulas and numbers in code spans)."""
+    from ..explain.table import COLUMNS
+    from .explain_console import _cells
+
+    def esc(c, code):
+        if not c:
+            return ""
+        c = c.replace("|", "\\|")
+        return f"`{c}`" if code else c
+
+    out = ["| " + " | ".join(text(c) for c in COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    for r in table:
+        for c in _cells(r):
+            out.append("| " + " | ".join(esc(v, code=i >= 3 or (i == 2 and ":" in v)) for i, v in enumerate(c)) + " |")
+    return out
 
 
 def _fence(printed: str) -> str:
@@ -102,12 +129,9 @@ def _fence(printed: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-_CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")   # a Chinese sentence is never a formula
-
-
 def _formula(s: str) -> bool:
     """A formula (shown as code), not a sentence."""
-    if s.rstrip().endswith((":", ".")) or ". " in s or len(s) >= 160 or _CJK.search(s):
+    if s.rstrip().endswith((":", ".")) or ". " in s or len(s) >= 160:
         return False
     return "∂" in s or "→" in s or s[:1] in "[-0123456789" or s.startswith(("path ", "None"))
 

@@ -265,8 +265,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     most ``max_norm`` (by ``max_norm / (total + 1e-6)``, only when that is < 1) and
     returns the total norm *before* clipping (torch 2.13; ``tensor(0.)`` when no
     parameter has a grad)."""
-    if isinstance(parameters, Tensor):
-        parameters = [parameters]
+    parameters = [parameters] if isinstance(parameters, Tensor) else list(parameters)
     grads = [p._grad for p in parameters if p._grad is not None]
     if not grads:
         return Tensor._make(np.array(0.0, dtype=np.float32))
@@ -285,18 +284,29 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
                 "To disable this error and scale the gradients by the non-finite norm anyway, set `error_if_nonfinite=False`")
         coef = np.float32(max_norm) / (total + np.float32(1e-6))
         coef = min(coef, np.float32(1.0))
+        before = [g._data.copy() for g in grads] if record.wants_events() else None
         for g in grads:
             g._data *= g._data.dtype.type(coef)
             g._version_counter.value += 1
+        if before is not None:
+            record.event("clip_grad_norm", max_norm=float(max_norm), norm_type=norm_type, total=float(total),
+                         scale=float(coef), params=[dict(record.leaf_ref(p), before=b, after=p._grad._data.copy())
+                                                    for p, b in zip([p for p in parameters if p._grad is not None],
+                                                                    before)])
     return Tensor._make(total)
 
 
 def clip_grad_value_(parameters, clip_value, foreach=None):
-    if isinstance(parameters, Tensor):
-        parameters = [parameters]
+    parameters = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    log = [] if record.wants_events() else None
     for p in parameters:
         if p._grad is not None:
+            before = p._grad._data.copy() if log is not None else None
             np.clip(p._grad._data, -clip_value, clip_value, out=p._grad._data)
+            if log is not None:
+                log.append(dict(record.leaf_ref(p), before=before, after=p._grad._data.copy()))
+    if log is not None:
+        record.event("clip_grad_value", clip_value=float(clip_value), params=log)
 
 
 class _no_grad:

@@ -146,11 +146,21 @@ class Optimizer:
                 loss = closure()
             finally:
                 grad_mode.enabled = prev
+        from .. import record
+
+        log = [] if record.wants_events() else None
         for group in self.param_groups:
             for p in group["params"]:
                 if p._grad is not None:
+                    before = p._data.copy() if log is not None else None
                     self._update(p, p._grad._data, group)
                     p._version_counter.value += 1
+                    if log is not None:
+                        log.append(dict(record.leaf_ref(p), grad=p._grad._data.copy(), before=before,
+                                        after=p._data.copy(), state=_state_copy(self.state.get(p)),
+                                        hyper={k: v for k, v in group.items() if k != "params"}))
+        if log is not None:
+            record.event("optimizer_step", optimizer=type(self).__name__, params=log)
         return loss
 
     def __repr__(self):
@@ -173,6 +183,17 @@ def _tensor_type(t):
 
 def _type_name(v):
     return "torch." + _tensor_type(v) if isinstance(v, Tensor) else type(v).__name__
+
+
+def _state_copy(st) -> dict:
+    """An optimizer's per-parameter state as copies (momentum buffer, Adam's moments, step)."""
+    out = {}
+    for k, v in (st or {}).items():
+        if isinstance(v, Tensor):
+            out[k] = v._data.copy()
+        elif isinstance(v, (int, float)):
+            out[k] = v
+    return out
 
 
 def _s(x, dt):
