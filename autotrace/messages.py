@@ -659,6 +659,9 @@ EN: dict[str, "str | Plural"] = {
     "html.click_hint": "Click a node (or Tab to it and press Enter) to see its record.",
     "html.no_graph": "No graph drawing: Graphviz (the dot program or pygraphviz) is not installed. The steps still work.",
     "html.pass_heading": "Pass {number} of {total}: {statement}",
+    "html.fold_heading": "Passes {first}–{last} (backward at line {line}): the numbers that change",
+    "html.fold_pass": "pass",
+    "html.fold_loss": "loss",
 }
 
 LANGUAGES = ("en", "zh")

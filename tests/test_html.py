@@ -170,3 +170,18 @@ def test_explain_format_html_is_the_same_page(tmp_path):
     proc = run_cli("explain", ACC, "--format", "html")
     assert proc.returncode == 0
     assert proc.stdout == out.read_text(encoding="utf-8")
+
+
+def test_folded_training_loop_steps_one_pass_and_shows_the_table(tmp_path, driver):
+    from selenium.webdriver.common.by import By
+
+    out = tmp_path / "adam.html"
+    assert run_cli("html", SCENARIOS / "adam_mlp.py", "-o", out).returncode == 0
+    ex = json.loads(run_cli("explain", SCENARIOS / "adam_mlp.py", "--json").stdout)
+    (fold,) = ex["folds"]
+    driver.get(out.as_uri())
+    assert driver.execute_script("return window.autotrace.steps") == sum(len(p["steps"]) for p in ex["passes"])
+    rows = driver.find_elements(By.CSS_SELECTOR, ".foldtable tbody tr")
+    assert len(rows) == fold["last"] - fold["first"] + 1 == 50
+    first = rows[0].find_elements(By.TAG_NAME, "td")
+    assert first[0].text == "1" and first[1].text == f"{fold['rows'][0]['loss']:.6g}"

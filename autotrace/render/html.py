@@ -99,6 +99,7 @@ def render(trace, ex, *, lang: str = "en") -> str:
     graph_block = (svg_markup if svg_markup is not None
                    else f'<p class="nograph">{html.escape(text("html.no_graph"))}</p>')
     printed = _print_list(data)
+    folded = _fold_tables(ex)
     return _PAGE.format(
         lang=html.escape(lang), title=title, css=_CSS, js=_JS, data=_json_for_script(data),
         source=numbered, graph=graph_block, printed=printed,
@@ -107,7 +108,32 @@ def render(trace, ex, *, lang: str = "en") -> str:
         heading_source=html.escape(text("html.source")), heading_graph=html.escape(text("html.graph")),
         heading_node=html.escape(text("html.node_record")), hint=html.escape(text("html.click_hint")),
         stdout_heading=html.escape(text("heading.output")), stdout=html.escape(trace.stdout or ""),
+        folded=folded,
     )
+
+
+def _fold_tables(ex) -> str:
+    """The numbers that change across a folded training loop (explain's fold table), as
+    static tables: the page steps through the one pass explain shows in full."""
+    from ..explain import to_dict
+
+    folds = to_dict(ex).get("folds") or []
+    out = []
+    for f in folds:
+        head = text("html.fold_heading", first=f["first"], last=f["last"], line=f.get("line") or "?")
+        cols = [text("html.fold_pass"), text("html.fold_loss")]
+        for leaf in f["leaves"]:
+            cols += [f"‖{leaf}.grad‖", f"‖{leaf}‖"]
+        rows = []
+        for r in f["rows"]:
+            cells = [str(r["pass_number"]), _num(r.get("loss"))]
+            for g, v in zip(r.get("grads", []), r.get("values", [])):
+                cells += [_num(g), _num(v)]
+            rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+        out.append(f'<section class="fold"><h2>{html.escape(head)}</h2><p class="remark">{html.escape(f.get("remark") or "")}</p>'
+                   '<table class="foldtable"><thead><tr>' + "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+                   + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></section>")
+    return "\n".join(out)
 
 
 def _print_list(data) -> str:
@@ -135,6 +161,8 @@ def _print_list(data) -> str:
 def _num(v) -> str:
     if v is None:
         return "None"
+    if isinstance(v, float):
+        return f"{v:.6g}"
     return json.dumps(v, ensure_ascii=False)
 
 
@@ -164,6 +192,7 @@ _PAGE = """<!DOCTYPE html>
 <h2>{leaves}</h2><table id="leaves"></table>
 <h2>{heading_node}</h2><div id="record"></div></section>
 </main>
+{folded}
 <section class="printed">{printed}</section>
 <script type="application/json" id="autotrace-data">{data}</script>
 <script>{js}</script>
@@ -194,6 +223,8 @@ code,.mono{font-family:ui-monospace,Menlo,Consolas,"Noto Sans Mono CJK SC",monos
 .edge-row{margin:.2rem 0 .5rem .6rem}.remark{color:#555}.failed{color:#b00020;font-weight:600}
 .changed{background:#e8f5e9}.hint{color:#666;font-size:.8rem}.nograph{color:#666}
 .printed{display:none}
+.fold{padding:0 1rem 1rem}.foldtable{border-collapse:collapse;font-size:.8rem;font-family:ui-monospace,Menlo,Consolas,monospace}
+.foldtable td,.foldtable th{border:1px solid #ddd;padding:.1rem .4rem;text-align:right}
 @media print{header .controls,.hint{display:none}main{display:block}.graph{page-break-inside:avoid}
 .panel{display:none}.printed{display:block;padding:0 1rem}header{position:static}}
 """
