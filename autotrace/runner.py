@@ -12,7 +12,7 @@ import ast
 import contextlib
 from dataclasses import dataclass
 
-from .trace import Trace, variable_of
+from .trace import Trace, parameters_of, variable_of
 
 DEFAULT_SEED = 67280421310721  # PyTorch's default CPU seed value; unseeded runs are repeatable
 
@@ -174,7 +174,7 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         script=filename, source=text, stdout=result.stdout, error=error,
         warnings=[{"category": w["category"], "message": w["message"], "line": w["line"]}
                   for w in diagnostics.warnings],
-        variables=out_vars, nodes=rec.nodes, passes=rec.passes,
+        variables=out_vars, parameters=parameters_of(variables), nodes=rec.nodes, passes=rec.passes,
         grad_events=list(getattr(rec, "grad_events", ())),
         sets={k: v for k, v in parsed_sets.items()},
     )

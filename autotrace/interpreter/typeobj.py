@@ -52,6 +52,7 @@ class TypeName:
 
 
 _NAMES: dict = {}
+_FUNCTION = type(lambda: 0)
 
 
 def _type_name(key, name: str, qualified: str | None = None) -> TypeName:
@@ -79,6 +80,8 @@ def type_of(x):
     disp = _DISPLAY.get(tx)
     if disp is not None:
         return _type_name(tx, disp)
+    if tx is _FUNCTION and getattr(x, "__module__", None) == "autotrace.interpreter.builtins":
+        return _type_name("builtin", "builtin_function_or_method")
     node = getattr(tx, "_script_node_type", None)
     if node is not None:
         n = node(x)
@@ -87,7 +90,7 @@ def type_of(x):
     if q is None:
         q = getattr(tx, "_script_type_name", None)
     if q is None:
-        if callable(x) and tx.__module__ != "builtins":
+        if callable(x) and tx.__module__ != "builtins" and not hasattr(tx, "_script_attrs"):
             return _type_name("function", "function")
         q = tx.__name__
     short = q.rsplit(".", 1)[-1]

@@ -72,6 +72,48 @@ def _functional_error(name, i, n, v):
     raise TypeError(f"{cpp}(): argument '{n}' (position {i + 1}) must be Tensor, not {type(v).__name__}")
 
 
+#: torch's module of each exposed layer class (for ``<class 'torch.nn.modules.linear.Linear'>``)
+_LAYER_FILES = {
+    "Linear": "linear", "Identity": "linear", "Bilinear": "linear", "Sequential": "container",
+    "ModuleList": "container", "ModuleDict": "container", "ParameterList": "container",
+    "Dropout": "dropout", "Dropout2d": "dropout", "Flatten": "flatten", "Unflatten": "flatten",
+    "MSELoss": "loss", "L1Loss": "loss", "CrossEntropyLoss": "loss", "NLLLoss": "loss", "BCELoss": "loss",
+    "BCEWithLogitsLoss": "loss", "SmoothL1Loss": "loss", "HuberLoss": "loss", "KLDivLoss": "loss",
+    "Conv1d": "conv", "Conv2d": "conv", "ConvTranspose2d": "conv", "BatchNorm1d": "batchnorm",
+    "BatchNorm2d": "batchnorm", "LayerNorm": "normalization", "GroupNorm": "normalization",
+    "Embedding": "sparse", "MaxPool2d": "pooling", "AvgPool2d": "pooling", "AdaptiveAvgPool2d": "pooling",
+    "RNNCell": "rnn", "LSTMCell": "rnn", "GRUCell": "rnn", "RNN": "rnn", "LSTM": "rnn", "GRU": "rnn",
+    "Module": "module",
+}
+
+
+def _expose(torch_members: dict, nn_members: dict, autograd) -> None:
+    """Tell the interpreter which classes scripts may get back from ``type(x)`` and the
+    names torch prints for them (``<class 'torch.Tensor'>``)."""
+    from ..interpreter import typeobj
+    from ..interpreter.ops import SAFE_CTORS
+    from ..tensor import Parameter, Size, Tensor
+    from .. import dtypes, grad_mode
+    from .nn import make_parameter
+    from .module import Module
+    q = typeobj.QUALIFIED
+    from .function import Function
+    q.update({Tensor: "torch.Tensor", Parameter: "torch.nn.parameter.Parameter", Size: "torch.Size",
+              dtypes.DType: "torch.dtype", Function: "torch.autograd.function.Function"})
+    for c in (grad_mode.no_grad, grad_mode.enable_grad, grad_mode.set_grad_enabled, grad_mode.inference_mode):
+        q[c] = f"torch.autograd.grad_mode.{c.__name__}"
+    members = list(torch_members.values()) + list(nn_members.values())
+    members += [getattr(autograd, n) for n in ("Function", "Variable") if n in autograd._script_attrs]
+    for v in members:
+        if isinstance(v, type):
+            typeobj.EXPOSED.add(v)
+            if issubclass(v, Module) and v not in q:
+                f = _LAYER_FILES.get(v.__name__)
+                q[v] = f"torch.nn.modules.{f}.{v.__name__}" if f else f"torch.nn.{v.__name__}"
+    typeobj.EXPOSED.update({Tensor, Parameter, Size, dtypes.DType})
+    SAFE_CTORS[Parameter] = make_parameter
+
+
 def modules() -> dict:
     """Importable name → :class:`~autotrace.torch_api.namespace.Namespace`."""
     global _cache
@@ -127,7 +169,8 @@ def modules() -> dict:
     utils = Namespace("torch.nn.utils", {
         "clip_grad_norm_": nn_mod.clip_grad_norm_, "clip_grad_value_": nn_mod.clip_grad_value_,
     })
-    nn_members = {"Module": nn_mod.Module, "Parameter": nn_mod.make_parameter, "Linear": nn_mod.Linear,
+    from ..tensor import Parameter
+    nn_members = {"Module": nn_mod.Module, "Parameter": Parameter, "Linear": nn_mod.Linear,
                   "functional": functional, "utils": utils}
     try:
         from . import layers
@@ -143,8 +186,12 @@ def modules() -> dict:
     except ImportError:
         pass
     autograd_functional_ns = Namespace("torch.autograd.functional", autograd_functional_members)
+    from .function import Function, FunctionCtx
+    autograd_function_ns = Namespace("torch.autograd.function", {"Function": Function,
+                                                                 "FunctionCtx": FunctionCtx})
     autograd = Namespace("torch.autograd", {
         "grad": engine.grad, "backward": engine.backward, "functional": autograd_functional_ns,
+        "Function": Function, "function": autograd_function_ns,
         "no_grad": grad_mode.no_grad, "enable_grad": grad_mode.enable_grad,
         "set_grad_enabled": grad_mode.set_grad_enabled,
     })
@@ -163,9 +210,12 @@ def modules() -> dict:
 
     math = make_math_module()  # size-checked factorial/comb/prod/fsum: no hang in C code
 
+    _expose(torch_members, nn_members, autograd)
+
     _cache = {
         "torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.utils": utils,
         "torch.autograd": autograd, "torch.autograd.functional": autograd_functional_ns,
+        "torch.autograd.function": autograd_function_ns,
         "torch.optim": optim, "math": math,
     }
     return _cache

@@ -1,8 +1,8 @@
 """Module-like namespaces scripts import (``torch``, ``torch.nn``, ``math`` ...).
 
-A :class:`Namespace` exposes exactly the names it was given: the interpreter reads its
-``_script_attrs`` (the allow-list), so nothing else — no real module, no ``__dict__`` —
-is reachable from a script.
+A :class:`Namespace` exposes exactly the names it was given: the guard reads them through
+the class's ``_script_getattr`` (the members dict, nothing else), so no real module, no
+``__dict__`` and nothing stored on the instance is reachable from a script.
 """
 
 from __future__ import annotations
@@ -23,6 +23,10 @@ class Namespace:
         except KeyError:
             name = object.__getattribute__(self, "_name")
             raise AttributeError(f"module '{name}' has no attribute '{attr}'") from None
+
+    def _script_getattr(self, name):
+        from ..interpreter.classes import NOT_FOUND
+        return object.__getattribute__(self, "_members").get(name, NOT_FOUND)
 
     def _add(self, name, value) -> None:
         self._members[name] = value

@@ -51,7 +51,7 @@ HOSTILE = [
     ("locals()", "parse", "NameError", "name 'locals' is not available"),
     ("vars()", "parse", "NameError", "name 'vars' is not available"),
     ("dir(1)", "parse", "NameError", "name 'dir' is not available"),
-    ("type(print)()", "run", "TypeError", "cannot create 'function' instances"),
+    ("type(print)()", "run", "TypeError", "cannot create 'builtin_function_or_method' instances"),
     ("type('X', (), {})", "run", "TypeError", "type() with 3 arguments (building a class) is not supported yet"),
     ("object.__subclasses__()", "parse", "AttributeError", "attribute '__subclasses__' is not available"),
     ("x = object.__init_subclass__", "parse", "AttributeError", "attribute '__init_subclass__' is not available"),
