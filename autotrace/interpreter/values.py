@@ -265,5 +265,8 @@ def display_name(o) -> str:
     t = type(o)
     if t is CaughtException:
         return type(o._exc).__name__
+    c = getattr(o, "_cls", None) if not isinstance(o, type) else None
+    if c is not None and type(c).__name__ == "ScriptClass":
+        return c.name
     n = DISPLAY_NAMES.get(t)
     return n if n is not None else t.__name__

@@ -143,6 +143,8 @@ def apply(cls: ScriptClass, args: tuple, kwargs: dict | None):
     fwd = cls.lookup("forward")
     if fwd is NOT_FOUND:
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+    args = _bind_args(fwd, args, kwargs)
+    kwargs = None
     needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
     ctx = FunctionCtx(needs)
     prev = grad_mode.enabled
@@ -195,6 +197,27 @@ def apply(cls: ScriptClass, args: tuple, kwargs: dict | None):
         node.rec.shape = first._data.shape
         node.rec.dtype = first._dtype.name
     return tuple(outs) if is_tuple else outs[0]
+
+
+def _bind_args(fwd, args, kwargs):
+    """torch binds apply's arguments to forward's signature, defaults included: the
+    inputs (and gradients backward must return) are forward's parameters after ctx."""
+    from ..interpreter.classes import StaticMethod
+    from ..interpreter.values import ScriptFunction, UNBOUND, _bind_args as bind
+    f = fwd.f if type(fwd) is StaticMethod else fwd
+    if type(f) is not ScriptFunction:
+        if kwargs:
+            raise TypeError("apply() keyword arguments need a forward defined by the script")
+        return tuple(args)
+    code = f._code
+    fr = code.template.copy()
+    bind(f, fr, (None,) + tuple(args), kwargs or {})
+    out = list(fr[3:2 + code.npos])
+    if code.vararg is not None:
+        out.extend(fr[code.vararg])
+    if code.kwonly or code.kwarg is not None:
+        raise TypeError(f"{code.name}(): keyword-only arguments of a custom Function's forward are not supported yet")
+    return tuple(None if v is UNBOUND else v for v in out)
 
 
 def _call_static(f, args, kwargs):
