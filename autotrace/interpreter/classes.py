@@ -171,6 +171,9 @@ class ScriptObject:
     def __repr__(self):
         m = self._cls.lookup("__repr__")
         if m is _MISSING or not RT.active:
+            if isinstance(self, BaseException):
+                from .values import CaughtException
+                return CaughtException(self).__repr__()
             sup = _library(self, "__repr__")
             if sup is not None:
                 return sup()
@@ -420,6 +423,12 @@ def _library(o, name):
 def _tname(v) -> str:
     from .values import display_name
     return display_name(v)
+
+
+def _register_display_names():
+    from .values import DISPLAY_NAMES
+    DISPLAY_NAMES.update({BoundMethod: "method", StaticMethod: "staticmethod", ClassMethod: "classmethod",
+                          Property: "property", Super: "super", ScriptClass: "type"})
 
 
 class ScriptInstance(ScriptObject):
@@ -682,3 +691,6 @@ class _LibInit:
 
 def class_setattr(c: ScriptClass, name: str, value) -> None:
     c.ns[name] = value
+
+
+_register_display_names()

@@ -128,14 +128,24 @@ def _store_item(o, k, v):
     o[k] = v
 
 
+def _is_exc_class(c) -> bool:
+    if type(c) is ScriptClass:
+        return c.lib_base is not None and issubclass(c.lib_base, BaseException)
+    return isinstance(c, type) and issubclass(c, BaseException)
+
+
 def _exc_matches(exc, cls) -> bool:
-    if isinstance(cls, tuple):
-        for c in _flatten_classes(cls):
-            if not (isinstance(c, type) and issubclass(c, BaseException)):
-                raise TypeError("catching classes that do not inherit from BaseException is not allowed")
-    elif not (isinstance(cls, type) and issubclass(cls, BaseException)):
-        raise TypeError("catching classes that do not inherit from BaseException is not allowed")
-    return isinstance(exc, cls)
+    classes = list(_flatten_classes(cls)) if isinstance(cls, tuple) else [cls]
+    for c in classes:
+        if not _is_exc_class(c):
+            raise TypeError("catching classes that do not inherit from BaseException is not allowed")
+    for c in classes:
+        if type(c) is ScriptClass:
+            if isinstance(exc, ScriptObject) and c in exc._cls.mro:
+                return True
+        elif isinstance(exc, c):
+            return True
+    return False
 
 
 def _flatten_classes(t):
@@ -152,6 +162,10 @@ def _flatten_classes(t):
 def _make_exc(x):
     if type(x) is CaughtException:
         return x._exc
+    if type(x) is ScriptClass:
+        if not _is_exc_class(x):
+            raise TypeError("exceptions must derive from BaseException")
+        x = x()
     if isinstance(x, type) and issubclass(x, BaseException):
         if not issubclass(x, Exception):
             raise TypeError(f"raising {x.__name__} is not allowed in autotrace scripts")
@@ -306,13 +320,13 @@ def _decorate(obj, ds, decos):
 
 def _class_base(name: str, b):
     """Check a class statement's base: a script class or an allowed library class."""
-    from .typeobj import allowed_base, name_of
+    from .typeobj import TypeName, allowed_base, name_of
     if type(b) is ScriptClass:
         return b
     if allowed_base(b):
         return b
-    n = name_of(b) if isinstance(b, type) else None
-    if n is not None or isinstance(b, type):
+    n = name_of(b) if isinstance(b, type) or type(b) is TypeName else None
+    if n is not None or isinstance(b, type) or type(b) is TypeName:
         raise TypeError(f"subclassing {n or 'this class'} is not supported yet in autotrace scripts")
     raise TypeError(f"class {name}: the base must be a class, not {display_name(b)!r}")
 
@@ -957,7 +971,7 @@ class Compiler:
                             st.tick()
                         if bind is None:
                             return hb(fr)
-                        bind(fr, CaughtException(exc))
+                        bind(fr, exc if isinstance(exc, ScriptObject) else CaughtException(exc))
                         try:
                             return hb(fr)
                         finally:
@@ -1128,7 +1142,22 @@ class Compiler:
         vararg = scope.slots[a.vararg.arg] if a.vararg else None
         kwarg = scope.slots[a.kwarg.arg] if a.kwarg else None
         return FuncCode(name, scope.nslots, body, is_lambda, nsteps, posnames,
-                        len(a.posonlyargs), kwonly, vararg, kwarg)
+                        len(a.posonlyargs), kwonly, vararg, kwarg, self.qualname(name))
+
+    def qualname(self, name: str) -> str:
+        """Python's ``__qualname__`` of a function defined in the current scope."""
+        parts = [name]
+        s = self.scope
+        while s.kind != "module":
+            n = s.node
+            if s.kind == "class":
+                parts.append(n.name)
+            else:
+                parts.append("<locals>")
+                parts.append(n.name if type(n) is ast.FunctionDef else
+                             "<lambda>" if type(n) is ast.Lambda else f"<{type(n).__name__.lower()}>")
+            s = s.parent
+        return ".".join(reversed(parts))
 
     def s_Import(self, node, sig):
         _site = self.site(node)

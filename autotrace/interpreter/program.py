@@ -201,7 +201,8 @@ def _to_script_error(exc: BaseException) -> ScriptError | None:
         type_, phase = "LimitError", "limit"
         msg = str(exc) or "out of memory (use --limit memory=MiB to allow more)"
     elif is_visible(exc):
-        type_, msg, phase = type(exc).__name__, _message(exc), "run"
+        from .values import display_name
+        type_, msg, phase = display_name(exc), _message(exc), "run"
     else:
         return None
     site = None

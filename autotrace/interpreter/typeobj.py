@@ -21,7 +21,7 @@ from .classes import BoundMethod, ScriptClass, ScriptObject, StaticMethod, Class
 from .values import BoundBuiltin, CaughtException, ScriptFunction, ScriptGenerator
 
 _BUILTIN_TYPES = frozenset({int, float, bool, str, list, tuple, dict, set, frozenset, complex,
-                            range, type(None), slice, object})
+                            range, type(None), slice, object, type})
 
 #: Python classes scripts may get back from type(): filled from the namespaces each run
 EXPOSED: set = set()
@@ -35,7 +35,8 @@ _DISPLAY = {ScriptFunction: "function", ScriptGenerator: "generator", BoundBuilt
 
 
 class TypeName:
-    """The type of a value whose Python class is internal: a name and a repr only."""
+    """The type of a value whose Python class is internal: a name and a repr only
+    (scripts see it as a ``type``)."""
 
     __slots__ = ("name", "qualified")
     _script_attrs = frozenset()
@@ -211,3 +212,11 @@ def type_repr(t) -> str | None:
         if q is not None:
             return f"<class '{q}'>"
     return None
+
+
+def _register():
+    from .values import DISPLAY_NAMES
+    DISPLAY_NAMES[TypeName] = "type"
+
+
+_register()

@@ -211,6 +211,8 @@ def _check_node(node, t) -> None:
     if t is ast.Name:
         if node.id == "__name__" and isinstance(node.ctx, ast.Load):
             return
+        if node.id in SPECIAL_METHODS:      # ``__rmul__ = __mul__`` in a class body
+            return
         if is_dunder(node.id):
             hint = _DUNDER_HINTS.get(node.id, "")
             raise Refusal("NameError", f"name {node.id!r} is not available in autotrace scripts{hint}", node)
