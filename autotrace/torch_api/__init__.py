@@ -87,7 +87,7 @@ _LAYER_FILES = {
 }
 
 
-def _expose(torch_members: dict, nn_members: dict, autograd) -> None:
+def _expose(namespaces) -> None:
     """Tell the interpreter which classes scripts may get back from ``type(x)`` and the
     names torch prints for them (``<class 'torch.Tensor'>``)."""
     from ..interpreter import typeobj
@@ -102,8 +102,9 @@ def _expose(torch_members: dict, nn_members: dict, autograd) -> None:
               dtypes.DType: "torch.dtype", Function: "torch.autograd.function.Function"})
     for c in (grad_mode.no_grad, grad_mode.enable_grad, grad_mode.set_grad_enabled, grad_mode.inference_mode):
         q[c] = f"torch.autograd.grad_mode.{c.__name__}"
-    members = list(torch_members.values()) + list(nn_members.values())
-    members += [getattr(autograd, n) for n in ("Function", "Variable") if n in autograd._script_attrs]
+    members = []
+    for ns in namespaces:
+        members += list(object.__getattribute__(ns, "_members").values())
     for v in members:
         if isinstance(v, type):
             typeobj.EXPOSED.add(v)
@@ -210,12 +211,11 @@ def modules() -> dict:
 
     math = make_math_module()  # size-checked factorial/comb/prod/fsum: no hang in C code
 
-    _expose(torch_members, nn_members, autograd)
-
     _cache = {
         "torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.utils": utils,
         "torch.autograd": autograd, "torch.autograd.functional": autograd_functional_ns,
         "torch.autograd.function": autograd_function_ns,
         "torch.optim": optim, "math": math,
     }
+    _expose([v for k, v in _cache.items() if k != "math"])
     return _cache
