@@ -121,6 +121,7 @@ class GradModeFunction:
 
     __slots__ = ("_fn", "_make", "__weakref__")
     _script_attrs = frozenset()
+    _script_binds = True     # a method when it is a class attribute, like the function it wraps
 
     def __init__(self, fn, make):
         self._fn = fn

@@ -465,13 +465,16 @@ def call_method(m, obj, args: tuple, kwargs=None):
         return m.f(*args, **(kwargs or {}))
     if tm is ClassMethod:
         return m.f(obj._cls if isinstance(obj, ScriptObject) else obj, *args, **(kwargs or {}))
+    if getattr(tm, "_script_binds", False):
+        return m(obj, *args, **(kwargs or {}))
     return m(*args, **(kwargs or {}))
 
 
 def bind(v, obj, cls):
-    """A class attribute ``v`` as ``obj.name`` gives it (functions bound)."""
+    """A class attribute ``v`` as ``obj.name`` gives it (functions bound; so are library
+    function wrappers that declare ``_script_binds``, e.g. a ``@torch.no_grad()`` method)."""
     tv = type(v)
-    if tv is ScriptFunction:
+    if tv is ScriptFunction or getattr(tv, "_script_binds", False):
         return BoundMethod(v, obj)
     if tv is StaticMethod:
         return v.f
@@ -561,7 +564,7 @@ def library_attr(obj, lib, name):
     """``super().name`` reaching the library base: its allow-listed methods bound to obj."""
     from .guard import policy
     p = policy(lib)
-    if name == "__init__" or name in p.read or name in _LIB_SPECIAL:
+    if name == "__init__" or name in p.read or name in p.lib_read or name in _LIB_SPECIAL:
         for k in lib.__mro__:
             f = k.__dict__.get(name)
             if f is not None:
