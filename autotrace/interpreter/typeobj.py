@@ -73,9 +73,11 @@ def type_of(x):
     if tx in _BUILTIN_TYPES or tx in EXPOSED:
         return tx
     if isinstance(x, BaseException):
-        for k in tx.__mro__:
-            if k.__module__ == "builtins":
-                return k
+        b = getattr(_py, tx.__name__, None)     # the interpreter's NameError, the engine's TypeError
+        if isinstance(b, type) and issubclass(tx, b):
+            return b
+        q = getattr(tx, "_script_type_name", None) or tx.__name__
+        return _type_name(tx, q.rsplit(".", 1)[-1], q)
     if tx is ScriptClass or isinstance(x, type) or tx is TypeName:
         return type
     disp = _DISPLAY.get(tx)

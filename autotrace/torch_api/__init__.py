@@ -87,6 +87,11 @@ _LAYER_FILES = {
 }
 
 
+def _gradcheck():
+    from .gradcheck import gradcheck
+    return gradcheck
+
+
 def _expose(namespaces) -> None:
     """Tell the interpreter which classes scripts may get back from ``type(x)`` and the
     names torch prints for them (``<class 'torch.Tensor'>``)."""
@@ -187,12 +192,12 @@ def modules() -> dict:
     except ImportError:
         pass
     autograd_functional_ns = Namespace("torch.autograd.functional", autograd_functional_members)
-    from .function import Function, FunctionCtx
-    autograd_function_ns = Namespace("torch.autograd.function", {"Function": Function,
-                                                                 "FunctionCtx": FunctionCtx})
+    from .function import Function, FunctionCtx, once_differentiable
+    autograd_function_ns = Namespace("torch.autograd.function", {
+        "Function": Function, "FunctionCtx": FunctionCtx, "once_differentiable": once_differentiable})
     autograd = Namespace("torch.autograd", {
         "grad": engine.grad, "backward": engine.backward, "functional": autograd_functional_ns,
-        "Function": Function, "function": autograd_function_ns,
+        "Function": Function, "function": autograd_function_ns, "gradcheck": _gradcheck(),
         "no_grad": grad_mode.no_grad, "enable_grad": grad_mode.enable_grad,
         "set_grad_enabled": grad_mode.set_grad_enabled,
     })

@@ -123,6 +123,13 @@ class Function:
         return NOT_FOUND
 
 
+def once_differentiable(fn):
+    """``torch.autograd.function.once_differentiable``: backward runs without recording a
+    graph (so it cannot be differentiated again)."""
+    from ..grad_mode import GradModeFunction, no_grad
+    return GradModeFunction(fn, no_grad)
+
+
 class _Apply:
     """``MyFn.apply``."""
 
@@ -143,14 +150,19 @@ def apply(cls: ScriptClass, args: tuple, kwargs: dict | None):
     fwd = cls.lookup("forward")
     if fwd is NOT_FOUND:
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
-    args = _bind_args(fwd, args, kwargs)
+    setup = cls.lookup("setup_context")
+    args = _bind_args(fwd, args, kwargs, with_ctx=setup is NOT_FOUND)
     kwargs = None
     needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
     ctx = FunctionCtx(needs)
     prev = grad_mode.enabled
     grad_mode.enabled = False
     try:
-        out = _call_static(fwd, (ctx,) + tuple(args), kwargs)
+        if setup is NOT_FOUND:
+            out = _call_static(fwd, (ctx,) + tuple(args), kwargs)
+        else:   # torch 2's style: forward(*args) and setup_context(ctx, inputs, output)
+            out = _call_static(fwd, tuple(args), kwargs)
+            _call_static(setup, (ctx, tuple(args), out), None)
     finally:
         grad_mode.enabled = prev
     is_tuple = isinstance(out, tuple)
@@ -199,7 +211,7 @@ def apply(cls: ScriptClass, args: tuple, kwargs: dict | None):
     return tuple(outs) if is_tuple else outs[0]
 
 
-def _bind_args(fwd, args, kwargs):
+def _bind_args(fwd, args, kwargs, with_ctx=True):
     """torch binds apply's arguments to forward's signature, defaults included: the
     inputs (and gradients backward must return) are forward's parameters after ctx."""
     from ..interpreter.classes import StaticMethod
@@ -211,8 +223,9 @@ def _bind_args(fwd, args, kwargs):
         return tuple(args)
     code = f._code
     fr = code.template.copy()
-    bind(f, fr, (None,) + tuple(args), kwargs or {})
-    out = list(fr[3:2 + code.npos])
+    lead = 1 if with_ctx else 0
+    bind(f, fr, (None,) * lead + tuple(args), kwargs or {})
+    out = list(fr[2 + lead:2 + code.npos])
     if code.vararg is not None:
         out.extend(fr[code.vararg])
     if code.kwonly or code.kwarg is not None:

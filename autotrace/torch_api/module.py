@@ -80,6 +80,28 @@ class _Handle:
         return f"<torch.utils.hooks.RemovableHandle object at 0x{id(self):x}>"
 
 
+class _Generator:
+    """What Module's iterator methods return: a one-pass iterator printed as torch's
+    ``<generator object Module.parameters at 0x…>``."""
+
+    __slots__ = ("_it", "_name")
+    _script_attrs = frozenset()
+    _script_type_name = "generator"
+
+    def __init__(self, name, items):
+        self._it = iter(items)
+        self._name = name
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._it)
+
+    def __repr__(self):
+        return f"<generator object Module.{self._name} at 0x{id(self):x}>"
+
+
 class IncompatibleKeys:
     """What ``load_state_dict`` returns (``missing_keys``, ``unexpected_keys``)."""
 
@@ -306,10 +328,10 @@ class Module:
             out.append((pre, m))
             kids = [(pre + ("." if pre else "") + n, c) for n, c in m.__dict__["_modules"].items() if c is not None]
             stack.extend(reversed(kids))
-        return iter(out)
+        return _Generator("named_modules", out)
 
     def modules(self):
-        return iter([m for _, m in self.named_modules()])
+        return _Generator("modules", [m for _, m in self.named_modules()])
 
     def named_children(self):
         seen = set()
@@ -318,10 +340,10 @@ class Module:
             if m is not None and id(m) not in seen:
                 seen.add(id(m))
                 out.append((n, m))
-        return iter(out)
+        return _Generator("named_children", out)
 
     def children(self):
-        return iter([m for _, m in self.named_children()])
+        return _Generator("children", [m for _, m in self.named_children()])
 
     def _named_members(self, registry, prefix, recurse, remove_duplicate=True):
         mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
@@ -336,16 +358,16 @@ class Module:
         return out
 
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
-        return iter(self._named_members("_params", prefix, recurse, remove_duplicate))
+        return _Generator("named_parameters", self._named_members("_params", prefix, recurse, remove_duplicate))
 
     def parameters(self, recurse=True):
-        return iter([p for _, p in self.named_parameters(recurse=recurse)])
+        return _Generator("parameters", [p for _, p in self.named_parameters(recurse=recurse)])
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
-        return iter(self._named_members("_buffers", prefix, recurse, remove_duplicate))
+        return _Generator("named_buffers", self._named_members("_buffers", prefix, recurse, remove_duplicate))
 
     def buffers(self, recurse=True):
-        return iter([b for _, b in self.named_buffers(recurse=recurse)])
+        return _Generator("buffers", [b for _, b in self.named_buffers(recurse=recurse)])
 
     # -- modes and grads ------------------------------------------------------------------
 
