@@ -110,7 +110,8 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
     options = options or Options()
     text = source.decode("utf-8", errors="replace") if isinstance(source, bytes) else source
     try:
-        program = parse_script(source, filename)
+        from .torch_api.static_check import check_api
+        program = parse_script(source, filename, check=check_api)
     except ScriptRejected as rejected:
         e = rejected.error
         return Trace(script=filename, source=text, stdout="", error=_error_dict(e))
