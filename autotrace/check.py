@@ -92,9 +92,12 @@ def golden_of(run, script_name: str | None = None) -> dict:
     for key in PINNED:
         if key in doc:
             out[key] = doc[key]
-    if out.get("variables"):
-        out["variables"] = {name: {k: v for k, v in var.items() if k not in UNCOMPARED_VARIABLE_FIELDS}
-                            for name, var in out["variables"].items()}
+    if doc.get("parameters"):
+        out["parameters"] = doc["parameters"]
+    for key in ("variables", "parameters"):
+        if out.get(key):
+            out[key] = {name: {k: v for k, v in var.items() if k not in UNCOMPARED_VARIABLE_FIELDS}
+                        for name, var in out[key].items()}
     return out
 
 
@@ -152,6 +155,9 @@ def compare(golden: dict, run, rtol: float = RTOL, atol: float = ATOL) -> list[D
         _compare_warnings(golden["warnings"] or [], doc.get("warnings") or [], diffs)
     if "variables" in golden:
         _compare_variables(golden["variables"] or {}, doc.get("variables") or {}, rtol, atol, diffs)
+    if "parameters" in golden:
+        _compare_variables(golden["parameters"] or {}, doc.get("parameters") or {}, rtol, atol, diffs,
+                           section="parameters")
     return diffs
 
 
@@ -217,9 +223,9 @@ def _clip(text, limit=80):
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _compare_variables(expected, got, rtol, atol, diffs):
+def _compare_variables(expected, got, rtol, atol, diffs, section="variables"):
     for name in sorted(expected):
-        path = f"variables.{name}"
+        path = f"{section}.{name}"
         if name not in got:
             diffs.append(Difference(path, expected[name], None,
                                     messages.text("check.variable.gone", name=name, expected=_describe(expected[name]))))

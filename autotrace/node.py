@@ -165,6 +165,11 @@ class Node:
         "_saved_index", "_saved_values", "_saved_reduction", "_saved_approximate",
     })
 
+    @staticmethod
+    def _script_node_type(node) -> str:
+        """``type(t.grad_fn).__name__`` is the node's class name in torch (``MulBackward0``)."""
+        return node.op.node
+
     def __init__(self, op, next_functions, saved, attrs, in_meta, n_outputs=1):
         global _sequence
         self.op = op
@@ -247,6 +252,8 @@ class Node:
         raise AttributeError(f"'{object.__getattribute__(self, 'op').node}' object has no attribute '{name}'")
 
     def __repr__(self) -> str:
+        if getattr(self.op, "custom", False):   # a script's autograd.Function
+            return f"<torch.autograd.function.{self.op.node} object at {display_address(self)}>"
         return f"<{self.op.node} object at {display_address(self)}>"
 
     __str__ = __repr__
@@ -302,6 +309,7 @@ class _Handle:
 
     __slots__ = ("_list", "_entry")
     _script_attrs = frozenset({"remove"})
+    _script_type_name = "torch.utils.hooks.RemovableHandle"
 
     def __init__(self, lst, entry):
         self._list = lst

@@ -12,7 +12,7 @@ import ast
 import contextlib
 from dataclasses import dataclass
 
-from .trace import Trace, variable_of
+from .trace import Trace, parameters_of, variable_of
 
 DEFAULT_SEED = 67280421310721  # PyTorch's default CPU seed value; unseeded runs are repeatable
 
@@ -117,7 +117,8 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
     options = options or Options()
     text = source.decode("utf-8", errors="replace") if isinstance(source, bytes) else source
     try:
-        program = parse_script(source, filename)
+        from .torch_api.static_check import check_api
+        program = parse_script(source, filename, check=check_api)
     except ScriptRejected as rejected:
         e = rejected.error
         return Trace(script=filename, source=text, stdout="", error=_error_dict(e))
@@ -196,7 +197,7 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         script=filename, source=text, stdout=result.stdout, error=error,
         warnings=[{"category": w["category"], "message": w["message"], "line": w["line"]}
                   for w in diagnostics.warnings],
-        variables=out_vars, nodes=rec.nodes, passes=rec.passes,
+        variables=out_vars, parameters=parameters_of(variables), nodes=rec.nodes, passes=rec.passes,
         grad_events=list(getattr(rec, "grad_events", ())),
         module_calls=record.name_modules(rec, variables),
         events=list(getattr(rec, "events", ())),

@@ -40,6 +40,7 @@ class Trace:
     error: dict | None             # type, message, line, column, phase
     warnings: list = field(default_factory=list)
     variables: dict = field(default_factory=dict)
+    parameters: dict = field(default_factory=dict)  # "model.fc1.weight" -> Variable, per top-level Module
     nodes: list = field(default_factory=list)      # autotrace.record.NodeRecord, by id
     passes: list = field(default_factory=list)     # autotrace.record.PassRecord, in run order
     sets: dict = field(default_factory=dict)       # names bound from --set
@@ -65,6 +66,27 @@ def summarise(array: np.ndarray) -> dict:
     with np.errstate(all="ignore"):
         return {"min": float(np.min(a)), "max": float(np.max(a)), "mean": float(np.mean(a)),
                 "norm": float(np.sqrt(np.sum(a * a)))}
+
+
+def parameters_of(variables: dict) -> dict:
+    """The parameters of the Modules bound to top-level names, named as torch's
+    ``named_parameters()`` names them under the variable (``model.fc1.weight``); a
+    parameter shared by several modules is listed once, under the first name."""
+    from .torch_api.module import Module
+
+    out = {}
+    seen = set()
+    for name, value in variables.items():
+        if not isinstance(value, Module) or "_params" not in value.__dict__:
+            continue
+        for pname, p in value.named_parameters():
+            if id(p) in seen:
+                continue
+            seen.add(id(p))
+            v = variable_of(f"{name}.{pname}", p)
+            if v is not None:
+                out[f"{name}.{pname}"] = v
+    return out
 
 
 def variable_of(name: str, value) -> Variable | None:

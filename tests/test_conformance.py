@@ -4,7 +4,8 @@ Each script runs twice: under real torch (tests/torch_oracle.py, in a subprocess
 under ``autotrace run --json``. Printed output must be equal once object addresses are
 masked; errors must have the same type and message; every variable the torch run left
 bound must have the same kind, shape, dtype, requires_grad, is_leaf and grad_fn, and the
-same value and grad within rtol 1e-4 / atol 1e-5 (nan equal to nan).
+same value and grad within rtol 1e-4 / atol 1e-5 (nan equal to nan); so must the parameters
+of every module bound at top level (``model.fc1.weight``).
 """
 
 from __future__ import annotations
@@ -54,8 +55,9 @@ def differences(expected: dict, got: dict) -> list[str]:
     gw = [(w["category"], w["message"]) for w in got["warnings"]]
     if ew != gw:
         diffs.append(f"warnings: torch {ew} autotrace {gw}")
-    for name, ev in expected["variables"].items():
-        gv = got["variables"].get(name)
+    pairs = [(name, ev, got["variables"].get(name)) for name, ev in expected["variables"].items()]
+    pairs += [(name, ev, got.get("parameters", {}).get(name)) for name, ev in expected.get("parameters", {}).items()]
+    for name, ev, gv in pairs:
         if gv is None:
             diffs.append(f"variable {name} missing")
             continue

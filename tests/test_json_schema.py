@@ -211,11 +211,11 @@ def test_other_commands_json_is_byte_identical(key):
 
 
 def _keys(doc, prefix=""):
-    """(path, key) of every object key in a document; variable names are not keys."""
+    """(path, key) of every object key in a document; variable and parameter names are not keys."""
     out = set()
     if isinstance(doc, dict):
         for k, v in doc.items():
-            if prefix.endswith("variables"):
+            if prefix.endswith("variables") or prefix.endswith("parameters"):
                 out |= _keys(v, prefix + ".*")
                 continue
             out.add(k)

@@ -1,6 +1,7 @@
 """Run a script under real PyTorch and report what it did, in the fields of
 ``autotrace run --json``: stdout, error (type, message, line), warnings and the
-top-level variables (tensors, numbers, bools). Used only by the tests, as the oracle.
+top-level variables (tensors, numbers, bools), and the parameters of top-level modules
+(``model.fc1.weight``). Used only by the tests, as the oracle.
 
 usage: python torch_oracle.py SCRIPT [--set NAME=VALUE ...]   (prints one JSON document)
 """
@@ -99,8 +100,16 @@ def run(path: str, sets=()) -> dict:
         v = _variable(value)
         if v is not None:
             variables[name] = v
+    parameters = {}
+    seen = set()
+    for name, value in namespace.items():
+        if isinstance(value, torch.nn.Module) and not name.startswith("__"):
+            for pname, p in value.named_parameters():
+                if id(p) not in seen:
+                    seen.add(id(p))
+                    parameters[f"{name}.{pname}"] = _variable(p)
     return {
-        "stdout": out.getvalue(), "error": error,
+        "stdout": out.getvalue(), "error": error, "parameters": parameters,
         "warnings": [{"category": w.category.__name__, "message": TRIGGERED.sub("", str(w.message))}
                      for w in caught],
         "variables": variables,

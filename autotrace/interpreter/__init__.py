@@ -15,10 +15,19 @@ Typical use::
 Contract with the engine and the torch namespace
 ------------------------------------------------
 * Attributes: scripts read ``obj.name`` only when ``name`` is in ``_script_attrs`` (a
-  frozenset class attribute, looked up in the classes' ``__dict__`` along the MRO; for
-  namespace objects it may be an instance attribute or a ``__slots__`` slot) and assign
-  it only when it is in ``_script_setattrs``. Classes exposed to scripts allow
-  ``_script_class_attrs``. Allow-lists and hooks are re-read at the start of every run.
+  frozenset class attribute, looked up in the classes' ``__dict__`` along the MRO) and
+  assign it only when it is in ``_script_setattrs``; a type whose script-visible
+  attributes are data (a namespace's members, a Module's registries) defines
+  ``_script_getattr(obj, name)`` (returning :data:`.classes.NOT_FOUND` for a miss) and
+  ``_script_setattr(obj, name, value)`` on the class. Nothing is read from instances.
+  Classes exposed to scripts allow ``_script_class_attrs``. Allow-lists and hooks are
+  re-read at the start of every run.
+* Script classes (:mod:`.classes`) are autotrace objects; a library class may be a base
+  when it declares ``_script_subclassable = True`` (then instances are of a fixed
+  subclass with the :class:`~.classes.ScriptObject` mixin, and the class may define
+  ``_script_class_getattr(cls, name)`` for class-level attributes such as
+  ``Function.apply``). ``type(x)`` hands out only script classes, builtin types, the
+  classes listed in :data:`.typeobj.EXPOSED` and opaque :class:`~.typeobj.TypeName`\ s.
 * ``with`` accepts objects whose type has ``_script_context_manager = True``;
   ``__exit__`` is called even when a limit ends the run.
 * After a value is bound to a plain name the interpreter calls
@@ -40,7 +49,8 @@ Contract with the engine and the torch namespace
 
 Modules: :mod:`.validate` (static allow-list check), :mod:`.scope` (name resolution),
 :mod:`.compile` (AST -> closures), :mod:`.guard` (attribute allow-lists),
-:mod:`.builtins` (what scripts see), :mod:`.ops` (size-checked operators),
+:mod:`.builtins` (what scripts see), :mod:`.classes` (script classes and their
+special methods), :mod:`.typeobj` (``type()``, ``isinstance``), :mod:`.ops` (size-checked operators),
 :mod:`.values` (script functions and wrappers), :mod:`.limits`, :mod:`.errors`,
 :mod:`.source`, :mod:`.program` (the entry points re-exported here).
 """

@@ -14,10 +14,12 @@ from __future__ import annotations
 import builtins as _py
 import math as _math
 
-from .guard import has_attr
+from .classes import NOT_FOUND, ClassMethod, Property, StaticMethod, make_super
+from .guard import get_attr, has_attr, set_attr
+from .typeobj import isinstance_ as _isinstance, issubclass_ as _issubclass, type_of
 from .limits import RT, int_limit
-from .ops import (CONTAINERS, add, deep_check, mul, pow_, safe_callable, safe_format,
-                  safe_repr, safe_str, take)
+from .ops import (CONTAINERS, SAFE_CTORS, add, deep_check, hash_check, mul, pow_, safe_callable,
+                  safe_format, safe_repr, safe_str, take)
 from .values import CaughtException
 
 _NO = object()
@@ -155,11 +157,58 @@ def iter_(obj, *sentinel):
     return _py.iter(obj)
 
 
-@_named("isinstance")
-def isinstance_(obj, classinfo, /):
-    if type(obj) is CaughtException:
-        obj = obj._exc
-    return _py.isinstance(obj, classinfo)
+isinstance_ = _named("isinstance")(_isinstance)
+issubclass_ = _named("issubclass")(_issubclass)
+
+
+@_named("type")
+def type_(*args, **kwargs):
+    """``type(x)``: a safe type object (see :mod:`.typeobj`); the 3-argument form that
+    builds classes is refused."""
+    if len(args) == 1 and not kwargs:
+        return type_of(args[0])
+    if len(args) == 3:
+        raise TypeError("type() with 3 arguments (building a class) is not supported yet in autotrace scripts")
+    raise TypeError("type() takes 1 or 3 arguments")
+
+
+_NODEFAULT = object()
+
+
+@_named("getattr")
+def getattr_(obj, name, default=_NODEFAULT, /):
+    """``getattr`` through the guard (the same rules as ``obj.name``)."""
+    if type(name) is not str:
+        raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+    if default is _NODEFAULT:
+        return get_attr(obj, name)
+    try:
+        return get_attr(obj, name)
+    except AttributeError:
+        return default
+
+
+@_named("setattr")
+def setattr_(obj, name, value, /):
+    """``setattr`` through the guard (the same rules as ``obj.name = value``)."""
+    if type(name) is not str:
+        raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+    set_attr(obj, name, value)
+
+
+@_named("super")
+def super_(*args):
+    """``super(Cls, obj)``; the zero-argument form is compiled where it is written."""
+    if len(args) != 2:
+        raise RuntimeError("super(): no arguments") if not args else \
+            TypeError("super() with one argument is not supported yet in autotrace scripts")
+    return make_super(*args)
+
+
+@_named("hash")
+def hash_(obj, /):
+    hash_check(obj)
+    return _py.hash(obj)
 
 
 @_named("hasattr")
@@ -199,9 +248,16 @@ BUILTINS: dict[str, object] = {
     "isinstance": isinstance_, "sorted": sorted_, "reversed": _py.reversed, "any": any_,
     "all": all_, "map": map_, "filter": filter_, "pow": pow_builtin, "divmod": _py.divmod,
     "repr": repr_, "format": format_, "iter": iter_, "next": _py.next, "hasattr": hasattr_,
-    "callable": _py.callable,
+    "callable": _py.callable, "type": type, "issubclass": issubclass_, "getattr": getattr_,
+    "setattr": setattr_, "super": super_, "object": object, "staticmethod": StaticMethod,
+    "classmethod": ClassMethod, "property": Property, "NotImplemented": NotImplemented,
+    "hash": hash_, "__name__": "__main__",
     **EXCEPTIONS,
 }
+
+# ``type(x)`` in a script calls the real ``type`` object (so ``isinstance(c, type)`` works);
+# calls of it are redirected like the other builtin types'
+SAFE_CTORS[type] = type_
 
 
 # ---------------------------------------------------------------------------
@@ -210,16 +266,34 @@ BUILTINS: dict[str, object] = {
 class ScriptNamespace:
     """A module-like object for scripts: every attribute given is readable.
 
-    ``ScriptNamespace("math", {"pi": 3.14, ...})``; the allow-list is the instance
-    attribute ``_script_attrs`` (what the guard looks for on namespaces).
-    ``setattrs`` names attributes scripts may assign.
+    ``ScriptNamespace("math", {"pi": 3.14, ...})``. The guard reads members through the
+    type's ``_script_getattr`` (the members dict given here, nothing else of the object);
+    ``setattrs`` names members scripts may assign.
     """
 
+    __slots__ = ("_members", "_setattrs", "_name")
+
     def __init__(self, name: str, attrs: dict, setattrs=()):
-        self.__dict__.update(attrs)
-        self._script_attrs = frozenset(attrs)
-        self._script_setattrs = frozenset(setattrs)
+        self._members = dict(attrs)
+        self._setattrs = frozenset(setattrs)
         self._name = name
+
+    def __getattr__(self, name):
+        try:
+            return object.__getattribute__(self, "_members")[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def _script_getattr(self, name):
+        return self._members.get(name, NOT_FOUND)
+
+    def _script_setattr(self, name, value):
+        if name not in self._setattrs:
+            from .errors import ScriptAttributeError
+            if name in self._members:
+                raise ScriptAttributeError(f"attribute {name!r} of module {self._name!r} is not writable")
+            raise ScriptAttributeError(f"module {self._name!r} has no attribute {name!r}")
+        self._members[name] = value
 
     def __repr__(self):
         return f"<module {self._name!r}>"

@@ -39,6 +39,7 @@ from .scope import ScopeInfo
 from .source import SourceMap
 from .values import (CaughtException, FuncCode, ScriptFunction, ScriptGenerator, UNBOUND,
                      display_name)
+from .classes import BoundMethod, ScriptClass, ScriptObject, make_super
 
 BREAK = 1
 CONTINUE = 2
@@ -127,14 +128,24 @@ def _store_item(o, k, v):
     o[k] = v
 
 
+def _is_exc_class(c) -> bool:
+    if type(c) is ScriptClass:
+        return c.lib_base is not None and issubclass(c.lib_base, BaseException)
+    return isinstance(c, type) and issubclass(c, BaseException)
+
+
 def _exc_matches(exc, cls) -> bool:
-    if isinstance(cls, tuple):
-        for c in _flatten_classes(cls):
-            if not (isinstance(c, type) and issubclass(c, BaseException)):
-                raise TypeError("catching classes that do not inherit from BaseException is not allowed")
-    elif not (isinstance(cls, type) and issubclass(cls, BaseException)):
-        raise TypeError("catching classes that do not inherit from BaseException is not allowed")
-    return isinstance(exc, cls)
+    classes = list(_flatten_classes(cls)) if isinstance(cls, tuple) else [cls]
+    for c in classes:
+        if not _is_exc_class(c):
+            raise TypeError("catching classes that do not inherit from BaseException is not allowed")
+    for c in classes:
+        if type(c) is ScriptClass:
+            if isinstance(exc, ScriptObject) and c in exc._cls.mro:
+                return True
+        elif isinstance(exc, c):
+            return True
+    return False
 
 
 def _flatten_classes(t):
@@ -151,6 +162,10 @@ def _flatten_classes(t):
 def _make_exc(x):
     if type(x) is CaughtException:
         return x._exc
+    if type(x) is ScriptClass:
+        if not _is_exc_class(x):
+            raise TypeError("exceptions must derive from BaseException")
+        x = x()
     if isinstance(x, type) and issubclass(x, BaseException):
         if not issubclass(x, Exception):
             raise TypeError(f"raising {x.__name__} is not allowed in autotrace scripts")
@@ -196,11 +211,30 @@ def _call(f, args, kwargs):
     tf = type(f)
     if tf is ScriptFunction:
         return f._invoke(args, kwargs)
+    if tf is BoundMethod and type(f._f) is ScriptFunction:
+        return f._f._invoke((f._self,) + tuple(args), kwargs)
     if tf is type:
         f = SAFE_CTORS.get(f, f)
     if kwargs:
         return f(*args, **kwargs)
     return f(*args)
+
+
+def _named_error(exc: TypeError, *vals) -> TypeError:
+    """Python names the mixin class in operator errors; scripts see their class's name."""
+    msg = str(exc)
+    changed = False
+    for v in vals:
+        if isinstance(v, ScriptObject):
+            pyname = f"'{type(v).__name__}'"
+            if pyname in msg:
+                msg = msg.replace(pyname, f"'{v._cls.name}'", 1)
+                changed = True
+    if not changed:
+        return exc
+    e = TypeError(msg)
+    e.__traceback__ = exc.__traceback__
+    return e
 
 
 def _cm_error(cm) -> TypeError:
@@ -210,6 +244,31 @@ def _cm_error(cm) -> TypeError:
 
 
 _CM_OK: dict[type, bool] = {}
+
+
+def _script_with(cm, fr, store, inner, _site):
+    """``with`` over an instance of a script class defining ``__enter__``/``__exit__``.
+    The script's ``__exit__`` sees only the script's own exceptions (a limit ends the run
+    without running script code)."""
+    cls = cm._cls
+    if not (cls.defines("__enter__") and cls.defines("__exit__")):
+        raise TypeError(f"'{cls.name}' object does not support the context manager protocol")
+    v = cm.__enter__()
+    if store is not None:
+        store(fr, v)
+    try:
+        r = inner(fr)
+    except BaseException as exc:
+        if not is_visible(exc):
+            raise
+        _S.current = _site
+        from .typeobj import type_of
+        if cm.__exit__(type_of(exc), exc, None):
+            return None
+        raise
+    _S.current = _site
+    cm.__exit__(None, None, None)
+    return r
 
 
 def _may_signal(s) -> bool:
@@ -249,6 +308,33 @@ def _num_const(node):
     if type(node) is ast.Constant and type(node.value) in (int, float, complex):
         return node.value
     return None
+
+
+def _decorate(obj, ds, decos):
+    """Apply evaluated decorators ``ds`` innermost first (Python's order)."""
+    for d, (_, dsite) in zip(reversed(ds), reversed(decos)):
+        _S.current = dsite
+        obj = _call(d, (obj,), None)
+    return obj
+
+
+def _class_base(name: str, b):
+    """Check a class statement's base: a script class or an allowed library class."""
+    from .typeobj import TypeName, allowed_base, name_of
+    if type(b) is ScriptClass:
+        return b
+    if allowed_base(b):
+        return b
+    n = name_of(b) if isinstance(b, type) or type(b) is TypeName else None
+    if n is not None or isinstance(b, type) or type(b) is TypeName:
+        raise TypeError(f"subclassing {n or 'this class'} is not supported yet in autotrace scripts")
+    raise TypeError(f"class {name}: the base must be a class, not {display_name(b)!r}")
+
+
+def _frame_at(fr, depth):
+    for _ in range(depth):
+        fr = fr[0]
+    return fr
 
 
 # ---------------------------------------------------------------------------
@@ -556,6 +642,13 @@ class Compiler:
         if t is ast.Name:
             name = target.id
             r = self.scope.resolve(name)
+            if r[0] == "class":
+                def d(fr):
+                    try:
+                        del fr[2][name]
+                    except KeyError:
+                        raise name_error(name, _site) from None
+                return d
             if r[0] == "global":
                 G = self.G
 
@@ -564,6 +657,15 @@ class Compiler:
                         del G[name]
                     except KeyError:
                         raise name_error(name, _site) from None
+                return d
+            if r[0] == "free":
+                _, depth, j = r
+
+                def d(fr):
+                    f = _frame_at(fr, depth)
+                    if f[j] is UNBOUND:
+                        raise _unbound_free(name, _site)
+                    f[j] = UNBOUND
                 return d
             i = r[1]
 
@@ -809,6 +911,8 @@ class Compiler:
         def ex(fr):
             cm = cev(fr)
             tp = type(cm)
+            if isinstance(cm, ScriptObject) and not context_manager_allowed(tp):
+                return _script_with(cm, fr, store, inner, _site)
             ok = _CM_OK.get(tp)
             if ok is None:
                 ok = _CM_OK[tp] = context_manager_allowed(tp)
@@ -867,7 +971,7 @@ class Compiler:
                             st.tick()
                         if bind is None:
                             return hb(fr)
-                        bind(fr, CaughtException(exc))
+                        bind(fr, exc if isinstance(exc, ScriptObject) else CaughtException(exc))
                         try:
                             return hb(fr)
                         finally:
@@ -953,18 +1057,71 @@ class Compiler:
     def s_FunctionDef(self, node, sig):
         _site = self.site(node)
         a = node.args
+        decos = self.decorators(node)
         defaults = tuple(self.expr(d) for d in a.defaults)
         kwd = tuple((arg.arg, self.expr(d)) for arg, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
         code = self.function_code(node, node.name, False)
         store = self.store_name(node.name)
 
+        if not decos:
+            def ex(fr):
+                if 0:
+                    _site
+                f = ScriptFunction(code, fr, tuple([d(fr) for d in defaults]),
+                                   {k: e(fr) for k, e in kwd})
+                store(fr, f)
+            return ex
+
         def ex(fr):
             if 0:
                 _site
+            ds = [d(fr) for d, _ in decos]
             f = ScriptFunction(code, fr, tuple([d(fr) for d in defaults]),
                                {k: e(fr) for k, e in kwd})
-            store(fr, f)
+            store(fr, _decorate(f, ds, decos))
         return ex
+
+    def decorators(self, node):
+        """(expression, site) per decorator, outermost first."""
+        return tuple((self.expr(d), self.site(d)) for d in node.decorator_list)
+
+    def s_ClassDef(self, node, sig):
+        _site = self.site(node)
+        decos = self.decorators(node)
+        bases = tuple(self.expr(b) for b in node.bases)
+        scope = self.info.scope_of(node)
+        saved_scope, saved_text = self.scope, self.stmt_text
+        self.scope = scope
+        try:
+            body, nb = self.block(node.body, False)
+        finally:
+            self.scope, self.stmt_text = saved_scope, saved_text
+        store = self.store_name(node.name)
+        name = node.name
+
+        def ex(fr):
+            if 0:
+                _site
+            ds = [d(fr) for d, _ in decos]
+            bs = [b(fr) for b in bases]
+            base = _class_base(name, bs[0]) if bs else None
+            ns = {}
+            cfr = [fr, None, ns]
+            st = RT
+            st.steps += nb
+            if st.steps > st.check_at:
+                st.tick()
+            body(cfr)
+            cls = ScriptClass(name, base, ns)
+            cfr[1] = cls
+            store(fr, _decorate(cls, ds, decos) if ds else cls)
+        return ex
+
+    def s_Global(self, node, sig):
+        return self.s_Pass(node, sig)
+
+    def s_Nonlocal(self, node, sig):
+        return self.s_Pass(node, sig)
 
     def function_code(self, node, name: str, is_lambda: bool) -> FuncCode:
         scope = self.info.scope_of(node)
@@ -985,7 +1142,22 @@ class Compiler:
         vararg = scope.slots[a.vararg.arg] if a.vararg else None
         kwarg = scope.slots[a.kwarg.arg] if a.kwarg else None
         return FuncCode(name, scope.nslots, body, is_lambda, nsteps, posnames,
-                        len(a.posonlyargs), kwonly, vararg, kwarg)
+                        len(a.posonlyargs), kwonly, vararg, kwarg, self.qualname(name))
+
+    def qualname(self, name: str) -> str:
+        """Python's ``__qualname__`` of a function defined in the current scope."""
+        parts = [name]
+        s = self.scope
+        while s.kind != "module":
+            n = s.node
+            if s.kind == "class":
+                parts.append(n.name)
+            else:
+                parts.append("<locals>")
+                parts.append(n.name if type(n) is ast.FunctionDef else
+                             "<lambda>" if type(n) is ast.Lambda else f"<{type(n).__name__.lower()}>")
+            s = s.parent
+        return ".".join(reversed(parts))
 
     def s_Import(self, node, sig):
         _site = self.site(node)
@@ -1039,6 +1211,10 @@ class Compiler:
     def store_name(self, name: str, hook: bool = True):
         r = self.scope.resolve(name)
         kind = r[0]
+        if kind == "class":
+            def st(fr, v):
+                fr[2][name] = v
+            return st
         if kind == "global":
             G = self.G
             if not hook:
@@ -1077,6 +1253,16 @@ class Compiler:
 
     def unbind_name(self, name: str):
         r = self.scope.resolve(name)
+        if r[0] == "class":
+            def u(fr):
+                fr[2].pop(name, None)
+            return u
+        if r[0] == "free":
+            _, depth, j = r
+
+            def u(fr):
+                _frame_at(fr, depth)[j] = UNBOUND
+            return u
         if r[0] == "global":
             G = self.G
 
@@ -1183,6 +1369,18 @@ class Compiler:
     def load_name(self, name: str, mksite):
         scope = self.scope
         r = scope.resolve(name)
+        if r[0] == "class":
+            outer = self.load_resolved(name, r[1], mksite, scope)
+
+            def ev(fr):
+                d = fr[2]
+                if name in d:
+                    return d[name]
+                return outer(fr)
+            return ev
+        return self.load_resolved(name, r, mksite, scope)
+
+    def load_resolved(self, name: str, r, mksite, scope):
         if r[0] == "global":
             G = self.G
             if name in BUILTINS:
@@ -1270,13 +1468,19 @@ class Compiler:
                     except KeyError:
                         raise name_error(lname, lsite()) from None
                     _S.current = _site
-                    return raw(a, c)
+                    try:
+                        return raw(a, c)
+                    except TypeError as e:
+                        raise _named_error(e, a, c) from None
                 return ev
 
             def ev(fr):
                 a = lev(fr)
                 _S.current = _site
-                return raw(a, c)
+                try:
+                    return raw(a, c)
+                except TypeError as e:
+                    raise _named_error(e, a, c) from None
             return ev
         if raw is not None and lc is not None and (opname != "Mult" or type(lc) is not int):
             c = lc
@@ -1284,14 +1488,20 @@ class Compiler:
             def ev(fr):
                 b = rev(fr)
                 _S.current = _site
-                return raw(c, b)
+                try:
+                    return raw(c, b)
+                except TypeError as e:
+                    raise _named_error(e, c, b) from None
             return ev
 
         def ev(fr):
             a = lev(fr)
             b = rev(fr)
             _S.current = _site
-            return f(a, b)
+            try:
+                return f(a, b)
+            except TypeError as e:
+                raise _named_error(e, a, b) from None
         return ev
 
     def e_UnaryOp(self, node):
@@ -1382,13 +1592,19 @@ class Compiler:
                     except KeyError:
                         raise name_error(lname, lsite()) from None
                     _S.current = _site
-                    return f(a, rc)
+                    try:
+                        return f(a, rc)
+                    except TypeError as e:
+                        raise _named_error(e, a) from None
                 return ev
             if rc is not None and opname in raw:
                 def ev(fr):
                     a = lev(fr)
                     _S.current = _site
-                    return f(a, rc)
+                    try:
+                        return f(a, rc)
+                    except TypeError as e:
+                        raise _named_error(e, a) from None
                 return ev
             rev = self.expr(R)
 
@@ -1396,7 +1612,10 @@ class Compiler:
                 a = lev(fr)
                 b = rev(fr)
                 _S.current = _site
-                return f(a, b)
+                try:
+                    return f(a, b)
+                except TypeError as e:
+                    raise _named_error(e, a, b) from None
             return ev
         first = self.expr(node.left)
         pairs = tuple((COMPARE[type(op).__name__], self.expr(c)) for op, c in zip(node.ops, node.comparators))
@@ -1407,7 +1626,10 @@ class Compiler:
             for f, rev in pairs:
                 b = rev(fr)
                 _S.current = _site
-                r = f(a, b)
+                try:
+                    r = f(a, b)
+                except TypeError as e:
+                    raise _named_error(e, a, b) from None
                 if not r:
                     return r
                 a = b
@@ -1503,6 +1725,9 @@ class Compiler:
     def e_Call(self, node):
         _site = self.site(node)
         func = node.func
+        if (type(func) is ast.Name and func.id == "super" and not node.args and not node.keywords
+                and self.scope.resolve("super")[0] == "global" and "super" not in self.info.module.bound):
+            return self.zero_arg_super(_site)
         pos, build = self.args_builder(node.args, node.keywords)
         if type(func) is ast.Attribute:
             return self.method_call(node, func, pos, build, _site)
@@ -1559,6 +1784,47 @@ class Compiler:
             args, kw = build(fr)
             _S.current = _site
             return _call(f, args, kw)
+        return ev
+
+    def zero_arg_super(self, _site):
+        """``super()`` in a method: the class the method was defined in and its first
+        argument (Python's ``__class__`` cell), found through the frames."""
+        s = self.scope
+        if s.kind == "module":
+            def ev(fr):
+                if 0:
+                    _site
+                raise RuntimeError("super(): no arguments")
+            return ev
+        depth = 0
+        while s.kind != "module" and not (s.kind == "function" and s.parent.kind == "class"):
+            s = s.parent
+            depth += 1
+        cur = self.scope
+        has_arg = cur.kind == "function" and (cur.node.args.posonlyargs or cur.node.args.args)
+        if s.kind == "module":
+            def ev(fr):
+                if 0:
+                    _site
+                raise RuntimeError("super(): __class__ cell not found")
+            return ev
+        if not has_arg:
+            def ev(fr):
+                if 0:
+                    _site
+                raise RuntimeError("super(): no arguments")
+            return ev
+        up = depth + 1
+
+        def ev(fr):
+            if 0:
+                _site
+            cls = _frame_at(fr, up)[1]
+            obj = fr[2]
+            if obj is UNBOUND:
+                raise RuntimeError("super(): arg[0] deleted")
+            _S.current = _site
+            return make_super(cls, obj)
         return ev
 
     def method_call(self, node, func, pos, build, _site):

@@ -6,8 +6,11 @@ A script may read ``obj.name`` only when ``name`` is allowed for ``obj``:
   (assignable names) as class attributes: a ``frozenset`` of names, looked up in the
   ``__dict__`` of the classes of ``type(obj).__mro__`` (never through the object's own
   ``__getattr__``);
-* namespace objects (``torch``, ``torch.nn``, ...) may instead carry ``_script_attrs``
-  as an *instance* attribute (in their ``__dict__`` or a ``__slots__`` slot);
+* types whose script-visible attributes are data (namespaces, Modules, script
+  instances) define ``_script_getattr``/``_script_setattr`` functions on the type; the
+  guard never reads an allow-list from an instance, so nothing a script stores (a
+  crafted ``nn.Sequential({...})`` key, an attribute named ``_script_attrs``) can widen
+  what it may touch;
 * classes exposed to scripts (``torch.Tensor``) allow the names of their
   ``_script_class_attrs`` (class attribute, MRO lookup), nothing else;
 * builtin values (str, list, dict, tuple, set, int, float, range, exceptions' ``args``)
@@ -17,7 +20,7 @@ A script may read ``obj.name`` only when ``name`` is allowed for ``obj``:
 * everything else (script functions, builtin functions, modules without an allow-list)
   has no attributes.
 
-Names starting and ending with ``__`` never get here (refused at parse time).
+Dunder names: see :func:`dunder_attr` (the parse-time check lets only a fixed set through).
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from __future__ import annotations
 from .errors import ScriptAttributeError
 from .limits import RT, seq_limit
 from .ops import (CONTAINERS, deep_check, format_string, hash_check, safe_callable, take)
+from .classes import (NOT_FOUND, SPECIAL_METHODS, _LIB_SPECIAL, ScriptClass, ScriptObject, Super,
+                      class_getattr, class_setattr, library_attr, script_getattr, script_setattr,
+                      super_getattr)
 from .values import BoundBuiltin, CaughtException, display_name
 
 _MISSING = object()
@@ -252,18 +258,27 @@ PROPS[bool] = PROPS[int]
 # policies
 
 class Policy:
-    """What scripts may do with attributes of one type (cached per type)."""
+    """What scripts may do with attributes of one type (cached per type).
 
-    __slots__ = ("read", "write", "methods", "props", "inst_read", "inst_write", "is_class")
+    ``hook_get``/``hook_set`` are the type's own ``_script_getattr(obj, name)`` /
+    ``_script_setattr(obj, name, value)`` functions (class attributes): types whose
+    script-visible attributes are data (a namespace's members, a Module's parameters and
+    submodules, a script instance's attributes) answer through them. They are looked up on
+    the type, never on the instance, so nothing a script stores can widen an allow-list.
+    """
+
+    __slots__ = ("read", "write", "methods", "props", "is_class", "hook_get", "hook_set",
+                 "lib_read")
 
     def __init__(self):
+        self.lib_read = frozenset()   # read, consulted after the hook (types with hooks)
         self.read = frozenset()
         self.write = frozenset()
         self.methods = {}
         self.props = {}
-        self.inst_read = None   # None, "dict", or a descriptor to read the instance allow-list
-        self.inst_write = None
         self.is_class = False
+        self.hook_get = None
+        self.hook_set = None
 
 
 _POLICIES: dict[type, Policy] = {}
@@ -287,8 +302,12 @@ def mro_lookup(tp, name: str, default=_MISSING):
 
 def _names(v) -> frozenset | None:
     if isinstance(v, (frozenset, set, tuple, list)):
-        return frozenset(x for x in v if isinstance(x, str))
+        return frozenset(x for x in v if isinstance(x, str) and not _is_dunder(x))
     return None
+
+
+def _is_dunder(name: str) -> bool:
+    return name[:2] == "__" and name[-2:] == "__" and len(name) > 2
 
 
 def policy(tp) -> Policy:
@@ -305,48 +324,26 @@ def policy(tp) -> Policy:
     if isinstance(tp, type) and issubclass(tp, type):
         p.is_class = True
     else:
-        for attr, slot in (("_script_attrs", "read"), ("_script_setattrs", "write")):
-            v = mro_lookup(tp, attr)
-            names = _names(v)
-            if names is not None:
-                setattr(p, slot, names)
-            elif v is not _MISSING and hasattr(type(v), "__get__"):
-                setattr(p, "inst_" + slot, v)          # a __slots__ member / property
-                continue
-            if getattr(tp, "__dictoffset__", 0):
-                setattr(p, "inst_" + slot, "dict")     # maybe in the instance __dict__
+        p.read = _names(mro_lookup(tp, "_script_attrs")) or frozenset()
+        p.write = _names(mro_lookup(tp, "_script_setattrs")) or frozenset()
+        if issubclass(tp, ScriptObject):
+            p.hook_get = script_getattr
+            p.hook_set = script_setattr
+        else:
+            h = mro_lookup(tp, "_script_getattr", None)
+            p.hook_get = h if callable(h) else None
+            h = mro_lookup(tp, "_script_setattr", None)
+            p.hook_set = h if callable(h) else None
+        if p.hook_get is not None:
+            p.lib_read, p.read = p.read, frozenset()
+        if p.hook_set is not None:
+            p.write = frozenset()
     _POLICIES[tp] = p
     return p
 
 
-def _instance_names(o, how, attr: str) -> frozenset:
-    if how is None:
-        return frozenset()
-    try:
-        if how == "dict":
-            d = object.__getattribute__(o, "__dict__")
-            v = d.get(attr)
-        else:
-            v = how.__get__(o, type(o))
-    except Exception:
-        return frozenset()
-    return _names(v) or frozenset()
-
-
-def _instance_allow(o, p: Policy) -> tuple[frozenset, frozenset]:
-    cache = RT.inst_cache
-    hit = cache.get(id(o))
-    if hit is not None and hit[0] is o:
-        return hit[1], hit[2]
-    if p.is_class:
-        r = _names(mro_lookup(o, "_script_class_attrs")) or frozenset()
-        w = frozenset()
-    else:
-        r = _instance_names(o, p.inst_read, "_script_attrs")
-        w = _instance_names(o, p.inst_write, "_script_setattrs")
-    if r or w:
-        cache[id(o)] = (o, r, w)
-    return r, w
+def _class_names(o) -> frozenset:
+    return _names(mro_lookup(o, "_script_class_attrs")) or frozenset()
 
 
 def _exists(o, tp, name: str) -> bool:
@@ -370,14 +367,12 @@ def _attr_error(o, name: str) -> ScriptAttributeError:
         if exists or name.startswith("_"):
             msg = f"attribute {name!r} of module {modname!r} is not available in autotrace scripts"
         elif modname == "torch" or modname.startswith("torch."):
-            msg = (f"{modname}.{name} is not supported by autotrace (it implements a subset of "
-                   "PyTorch; `autotrace ops` lists the ops)")
+            msg = f"{modname}.{name} is not supported by autotrace yet"
         else:
             msg = f"module {modname!r} has no attribute {name!r}"
     elif (not name.startswith("_") and not exists and getattr(tp, "__module__", "").startswith("autotrace.")
           and not tp.__module__.startswith("autotrace.interpreter") and not isinstance(o, type)):
-        msg = (f"{disp}.{name} is not supported by autotrace (it implements a subset of PyTorch; "
-               "`autotrace ops` lists the ops)")
+        msg = f"{disp}.{name} is not supported by autotrace yet"
     elif name.startswith("_") or exists or name in policy(tp).props or name in policy(tp).methods:
         what = f"type object {o.__name__!r}" if isinstance(o, type) else f"{disp!r} objects"
         msg = f"attribute {name!r} of {what} is not available in autotrace scripts"
@@ -389,27 +384,98 @@ def _attr_error(o, name: str) -> ScriptAttributeError:
 
 
 def get_attr(o, name: str):
-    """Script ``o.name``: the value, or ScriptAttributeError when not allowed."""
+    """Script ``o.name``: the value, or ScriptAttributeError when not allowed.
+
+    Order: dunder names go to :func:`dunder_attr` (a fixed, small set); script classes
+    and ``super()`` objects answer themselves; then the type's ``_script_getattr`` hook
+    (data attributes: namespace members, Module registries, script instance attributes),
+    then the type's allow-lists (``_script_attrs``, builtin methods and properties, a
+    class's ``_script_class_attrs``).
+    """
     tp = type(o)
     p = _POLICIES.get(tp)
     if p is None:
         p = policy(tp)
     if name in p.read:
         return getattr(o, name)
+    if name[:2] == "__" and name[-2:] == "__":
+        return dunder_attr(o, name)
+    if tp is ScriptClass:
+        return class_getattr(o, name)
+    if tp is Super:
+        return super_getattr(o, name)
+    if p.hook_get is not None:
+        v = p.hook_get(o, name)
+        if v is not NOT_FOUND:
+            return v
+        if name in p.lib_read:
+            return getattr(o, name)
     g = p.props.get(name)
     if g is not None:
         return g(o)
     m = p.methods.get(name)
     if m is not None:
         return BoundBuiltin(o, m, name)
-    if p.inst_read is not None or p.is_class:
-        if name in _instance_allow(o, p)[0]:
-            return getattr(o, name)
+    if p.is_class and name in _class_names(o):
+        return getattr(o, name)
     raise _attr_error(o, name)
 
 
+def dunder_attr(o, name: str):
+    """The dunder attributes scripts may read, and why each is safe:
+
+    * ``__class__``: :func:`~autotrace.interpreter.typeobj.type_of` — a script class, a
+      class the script can already name (``torch.Tensor``, ``int``), or an opaque
+      :class:`~autotrace.interpreter.typeobj.TypeName` with only a name;
+    * ``__name__``/``__qualname__``: a string (function, class, type names);
+    * a special method (``__add__``, ``__init__``, ...) of a script instance or class,
+      or reached through ``super()``: only what the script defined itself, bound as a
+      script method, or a library base's initialiser/special methods (the same callables
+      calling the object does); ``nn.Module.__init__`` on an allowed library base.
+
+    Everything else (``__dict__``, ``__globals__``, ``__code__``, ``__subclasses__``,
+    ``__closure__``, ...) raises AttributeError.
+    """
+    from .typeobj import name_of, type_of, lib_init
+    if name == "__class__":
+        return type_of(o)
+    if name == "__name__" or name == "__qualname__":
+        n = name_of(o)
+        if n is not None:
+            return n
+    elif name in SPECIAL_METHODS:
+        tp = type(o)
+        if tp is ScriptClass:
+            return class_getattr(o, name)
+        if tp is Super:
+            return super_getattr(o, name)
+        if isinstance(o, ScriptObject):
+            v = script_getattr(o, name)
+            if v is not NOT_FOUND:
+                return v
+            lib = o._cls.lib_base
+            if lib is not None and name in _LIB_SPECIAL:
+                return library_attr(o, lib, name)
+        elif name == "__init__" and isinstance(o, type):
+            f = lib_init(o)
+            if f is not None:
+                return f
+    raise ScriptAttributeError(f"attribute {name!r} of {_what(o)} is not available in autotrace scripts")
+
+
+def _what(o) -> str:
+    if type(o) is ScriptClass:
+        return f"type object {o.name!r}"
+    if isinstance(o, type):
+        return f"type object {o.__name__!r}"
+    return f"{display_name(o)!r} objects"
+
+
 def set_attr(o, name: str, value) -> None:
-    """Script ``o.name = value``: allowed only for names in ``_script_setattrs``."""
+    """Script ``o.name = value``: the type's ``_script_setattr`` hook, else names in
+    ``_script_setattrs``. Dunder names are never assignable."""
+    if name[:2] == "__" and name[-2:] == "__":
+        raise ScriptAttributeError(f"assigning attribute {name!r} is not supported in autotrace scripts")
     tp = type(o)
     p = _POLICIES.get(tp)
     if p is None:
@@ -417,13 +483,14 @@ def set_attr(o, name: str, value) -> None:
     if name in p.write:
         setattr(o, name, value)
         return
-    readable = name in p.read or name in p.props
-    if p.inst_write is not None or p.inst_read is not None or p.is_class:
-        r, w = _instance_allow(o, p)
-        if name in w:
-            setattr(o, name, value)
-            return
-        readable = readable or name in r
+    if tp is ScriptClass:
+        class_setattr(o, name, value)
+        return
+    if p.hook_set is not None:
+        p.hook_set(o, name, value)
+        return
+    readable = name in p.read or name in p.lib_read or name in p.props or (p.is_class and name in _class_names(o)) \
+        or (p.hook_get is not None and p.hook_get(o, name) is not NOT_FOUND)
     if readable:
         disp = display_name(o)
         raise ScriptAttributeError(f"attribute {name!r} of {disp!r} objects is not writable")
@@ -450,7 +517,7 @@ def method_impl(o, name: str):
     p = _POLICIES.get(type(o))
     if p is None:
         p = policy(type(o))
-    if name in p.read:
+    if name in p.read or p.hook_get is not None:
         return None
     return p.methods.get(name)
 

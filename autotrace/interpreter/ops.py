@@ -436,13 +436,22 @@ def safe_str(x) -> str:
         deep_check(x)
     elif type(x) is str:
         return x
+    elif type(x) is type:
+        return _type_repr(x)
     return str(x)
 
 
 def safe_repr(x) -> str:
     if type(x) in CONTAINERS:
         deep_check(x)
+    elif type(x) is type:
+        return _type_repr(x)
     return repr(x)
+
+
+def _type_repr(t) -> str:
+    from .typeobj import type_repr
+    return type_repr(t) or repr(t)
 
 
 def safe_ascii(x) -> str:

@@ -65,8 +65,10 @@ def _stack_depth() -> int:
     return n
 
 
-def parse_script(source: str | bytes, filename: str) -> Program:
-    """Parse, check and compile a script (see :func:`_parse_script`).
+def parse_script(source: str | bytes, filename: str, check=None) -> Program:
+    """Parse, check and compile a script (see :func:`_parse_script`). ``check(tree)``,
+    when given, may refuse the validated AST: it returns ``(node, error type, message)``
+    or None (the torch namespace's check that every API the script names exists).
 
     Python's cyclic garbage collector is paused meanwhile: compiling creates many
     small objects and no garbage cycles, and full collections over a large AST would
@@ -75,13 +77,13 @@ def parse_script(source: str | bytes, filename: str) -> Program:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _parse_script(source, filename)
+        return _parse_script(source, filename, check)
     finally:
         if enabled:
             gc.enable()
 
 
-def _parse_script(source: str | bytes, filename: str) -> Program:
+def _parse_script(source: str | bytes, filename: str, check=None) -> Program:
     """Parse, check and compile a script.
 
     ``source`` is the script text (bytes must be UTF-8). Returns a :class:`Program`.
@@ -117,6 +119,12 @@ def _parse_script(source: str | bytes, filename: str) -> Program:
     except Refusal as r:
         line, col, end_line, end_col = smap.span(r.node)
         _reject(r.type, r.message, line, col + 1, end_col + 1 if end_line == line and end_col > col else None)
+    if check is not None:
+        problem = check(tree)
+        if problem is not None:
+            node, type_, message = problem
+            line, col, end_line, end_col = smap.span(node)
+            _reject(type_, message, line, col + 1, end_col + 1 if end_line == line and end_col > col else None)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -201,7 +209,8 @@ def _to_script_error(exc: BaseException) -> ScriptError | None:
         type_, phase = "LimitError", "limit"
         msg = str(exc) or "out of memory (use --limit memory=MiB to allow more)"
     elif is_visible(exc):
-        type_, msg, phase = type(exc).__name__, _message(exc), "run"
+        from .values import display_name
+        type_, msg, phase = display_name(exc), _message(exc), "run"
     else:
         return None
     site = None

@@ -1,11 +1,14 @@
 """Scope analysis: which names are local to which function, and where each name read
 resolves (a local slot, a slot of an enclosing function, or the globals).
 
-Python's rules without ``global``/``nonlocal`` (refused): a name bound anywhere in a
-function body (assignment, ``for``/``with``/``except`` targets, ``del``, imports,
-``def``, parameters) is local to it; comprehensions have their own scope (their
-``for`` targets), except that a walrus inside one binds in the enclosing function;
-names bound at module level are globals. Annotations are never evaluated.
+Python's rules: a name bound anywhere in a function body (assignment,
+``for``/``with``/``except`` targets, ``del``, imports, ``def``, ``class``, parameters)
+is local to it unless declared ``global``/``nonlocal``; comprehensions have their own
+scope (their ``for`` targets), except that a walrus inside one binds in the enclosing
+function; names bound at module level are globals. A class body is a scope whose names
+live in the class namespace (frame ``[enclosing frame, the class, namespace dict]``);
+functions and comprehensions nested in it do not see them. Annotations are never
+evaluated.
 """
 
 from __future__ import annotations
@@ -18,21 +21,32 @@ from .validate import child_fields
 class Scope:
     """One function, lambda, comprehension or the module."""
 
-    __slots__ = ("kind", "parent", "node", "bound", "slots", "params", "deleted")
+    __slots__ = ("kind", "parent", "node", "bound", "slots", "params", "deleted", "globals",
+                 "nonlocals")
 
     def __init__(self, kind: str, parent: "Scope | None", node):
-        self.kind = kind          # "module" | "function" | "comprehension"
+        self.kind = kind          # "module" | "function" | "comprehension" | "class"
         self.parent = parent
         self.node = node
         self.bound: dict[str, None] = {}
         self.slots: dict[str, int] = {}
         self.params: set[str] = set()
         self.deleted: set[str] = set()
+        self.globals: set[str] = set()
+        self.nonlocals: set[str] = set()
 
     def add(self, name: str) -> None:
+        if name in self.globals:
+            m = self
+            while m.parent is not None:
+                m = m.parent
+            m.add(name)
+            return
+        if name in self.nonlocals:
+            return
         if name not in self.bound:
             self.bound[name] = None
-            if self.kind != "module":
+            if self.kind != "module" and self.kind != "class":
                 self.slots[name] = 2 + len(self.slots)
 
     @property
@@ -40,17 +54,29 @@ class Scope:
         return len(self.slots)
 
     def resolve(self, name: str):
-        """("global",) | ("local", slot) | ("free", depth, slot)."""
-        if self.kind == "module":
+        """("global",) | ("local", slot) | ("free", depth, slot) | ("class", outer): a
+        name of a class body, looked up in the namespace first, then as ``outer``."""
+        if self.kind == "module" or name in self.globals:
             return ("global",)
-        if name in self.bound:
+        if name not in self.nonlocals and name in self.bound:
+            if self.kind == "class":
+                return ("class", self._outer(name))
             return ("local", self.slots[name])
+        if self.kind == "class":
+            return ("class", self._outer(name))
+        return self._outer(name)
+
+    def _outer(self, name: str):
         depth = 0
         s = self
         while s.parent is not None and s.parent.kind != "module":
             s = s.parent
             depth += 1
-            if name in s.bound:
+            if s.kind == "class":
+                continue        # class namespaces are not visible from nested scopes
+            if name in s.globals:
+                return ("global",)
+            if name in s.bound and name not in s.nonlocals:
                 return ("free", depth, s.slots[name])
         return ("global",)
 
@@ -99,8 +125,27 @@ def analyse(tree: ast.Module) -> ScopeInfo:
                 if isinstance(node.ctx, ast.Del):
                     scope.deleted.add(node.id)
             return
+        if t is ast.Global:
+            scope.globals.update(node.names)
+            return
+        if t is ast.Nonlocal:
+            scope.nonlocals.update(node.names)
+            return
+        if t is ast.ClassDef:
+            for d in node.decorator_list:
+                visit(d, scope)
+            for b in node.bases:
+                visit(b, scope)
+            scope.add(node.name)
+            inner = Scope("class", scope, node)
+            info.scopes[id(node)] = inner
+            for s in node.body:
+                visit(s, inner)
+            return
         if t is ast.FunctionDef or t is ast.Lambda:
             if t is ast.FunctionDef:
+                for d in node.decorator_list:
+                    visit(d, scope)
                 scope.add(node.name)
             a = node.args
             for d in a.defaults:
@@ -185,6 +230,9 @@ def analyse(tree: ast.Module) -> ScopeInfo:
     for stmt in tree.body:
         visit(stmt, module)
     for scope, name, node in reads:
-        if scope.resolve(name)[0] == "global":
+        r = scope.resolve(name)
+        if r[0] == "class" and name not in scope.bound:
+            r = r[1]
+        if r[0] == "global":
             info.global_reads.append((name, node))
     return info

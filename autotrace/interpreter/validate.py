@@ -2,10 +2,12 @@
 
 :func:`validate` walks the tree once (iteratively, in source order) and raises
 :class:`Refusal` for the first construct outside the script language: node types that
-are not allowed (classes, ``global``, ``yield``, ``async``, ``match``, ...), decorators,
-bytes literals, star and relative imports, imports of modules other than ``torch``
+are not allowed (``yield``, ``async``, ``match``, ...), class keywords and multiple
+inheritance, special methods outside :data:`~.classes.SPECIAL_METHODS`, bytes literals, star and relative imports, imports of modules other than ``torch``
 (and its submodules) and ``math``, identifiers that start and end with ``__``
-(checked on the parsed, NFKC-normalised names), and nesting deeper than
+(checked on the parsed, NFKC-normalised names; only ``__name__`` may be read, special
+methods may be defined in class bodies, and the attributes of
+:data:`~.classes.READABLE_DUNDERS` read), and nesting deeper than
 :data:`MAX_DEPTH`.
 """
 
@@ -23,7 +25,8 @@ BUILTIN_NAMES = frozenset({
     "print", "len", "range", "abs", "min", "max", "sum", "round", "float", "int", "bool",
     "str", "list", "tuple", "dict", "set", "zip", "enumerate", "isinstance", "sorted",
     "reversed", "any", "all", "map", "filter", "pow", "divmod", "repr", "format", "iter",
-    "next", "hasattr", "callable",
+    "next", "hasattr", "callable", "type", "issubclass", "getattr", "setattr", "super", "object",
+    "staticmethod", "classmethod", "property", "NotImplemented", "hash",
     "Exception", "RuntimeError", "ValueError", "TypeError", "IndexError", "KeyError",
     "ZeroDivisionError", "AssertionError", "ArithmeticError", "LookupError",
     "NotImplementedError", "StopIteration", "AttributeError", "NameError", "OverflowError",
@@ -31,9 +34,26 @@ BUILTIN_NAMES = frozenset({
 })
 
 #: Python builtins a script may not use (unless it binds the name itself)
-REFUSED_NAMES = frozenset(n for n in dir(_py) if n not in BUILTIN_NAMES) | {
+REFUSED_NAMES = frozenset(n for n in dir(_py) if n not in BUILTIN_NAMES and n != "__name__") | {
     "__import__", "__builtins__", "exit", "quit", "copyright", "credits", "license", "help",
 }
+
+#: special methods a script class may define (anything else with dunders is refused
+#: at parse time): object protocol, containers, numbers, comparisons, context managers
+_BINARY = ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "lshift",
+           "rshift", "and", "xor", "or")
+SPECIAL_METHODS = frozenset(
+    {"__init__", "__call__", "__repr__", "__str__", "__format__", "__len__", "__getitem__",
+     "__setitem__", "__delitem__", "__contains__", "__iter__", "__next__", "__bool__",
+     "__hash__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__neg__",
+     "__pos__", "__abs__", "__invert__", "__int__", "__float__", "__round__", "__enter__",
+     "__exit__"}
+    | {f"__{n}__" for n in _BINARY} | {f"__r{n}__" for n in _BINARY}
+    | {f"__i{n}__" for n in _BINARY})
+
+#: dunder attributes a script may read: names (strings), a value's class (a safe type
+#: object), and special methods a script class defines itself (or reaches through super())
+READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__class__"}) | SPECIAL_METHODS
 
 ALLOWED_IMPORT_MESSAGE = "scripts may import torch (and its submodules) and math"
 
@@ -62,6 +82,7 @@ _ALLOWED = {
     ast.Module, ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.While,
     ast.If, ast.Break, ast.Continue, ast.Pass, ast.With, ast.withitem, ast.Try,
     ast.ExceptHandler, ast.Raise, ast.Assert, ast.Delete, ast.FunctionDef, ast.arguments,
+    ast.ClassDef, ast.Global, ast.Nonlocal,
     ast.arg, ast.Return, ast.Import, ast.ImportFrom, ast.alias, ast.Lambda, ast.keyword,
     ast.comprehension,
     ast.BoolOp, ast.NamedExpr, ast.BinOp, ast.UnaryOp, ast.IfExp, ast.Dict, ast.Set,
@@ -80,14 +101,10 @@ _DUNDER_HINTS = {
 }
 
 _REFUSED = {
-    "ClassDef": "class definitions are not supported in autotrace scripts "
-                "(build models with nn.Sequential and functions instead of subclassing nn.Module)",
     "AsyncFunctionDef": "'async def' is not supported in autotrace scripts",
     "AsyncFor": "'async for' is not supported in autotrace scripts",
     "AsyncWith": "'async with' is not supported in autotrace scripts",
     "Await": "'await' is not supported in autotrace scripts",
-    "Global": "'global' statements are not supported in autotrace scripts",
-    "Nonlocal": "'nonlocal' statements are not supported in autotrace scripts",
     "Yield": "generators ('yield') are not supported in autotrace scripts",
     "YieldFrom": "generators ('yield from') are not supported in autotrace scripts",
     "Match": "'match' statements are not supported in autotrace scripts",
@@ -122,6 +139,8 @@ def validate(tree: ast.AST) -> None:
     """Check ``tree`` against the allow-list; raise :class:`Refusal` for the problem
     that comes first in the source. Iterative (no recursion on the tree)."""
     first: Refusal | None = None
+    global _METHODS
+    _METHODS = set()
     stack = [(tree, 0)]
     pop = stack.pop
     push = stack.append
@@ -166,7 +185,7 @@ def validate(tree: ast.AST) -> None:
 #: fields that never hold nodes worth walking (names, operators, contexts, flags)
 _SCALAR_FIELDS = frozenset({
     "ctx", "op", "ops", "id", "attr", "arg", "name", "module", "level", "kind",
-    "type_comment", "conversion", "is_async", "asname", "type_ignores", "tag", "simple",
+    "type_comment", "conversion", "is_async", "asname", "type_ignores", "tag", "simple", "names",
 })
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: (), ast.Import: (), ast.ImportFrom: ()}
 
@@ -179,25 +198,60 @@ def child_fields(t: type) -> tuple[str, ...]:
     return f
 
 
+#: ids of the FunctionDef nodes directly in a class body (where special methods may be
+#: defined), collected while validating
+_METHODS: set = set()
+
+
+def _special_methods():
+    return SPECIAL_METHODS, READABLE_DUNDERS
+
+
 def _check_node(node, t) -> None:
     if t is ast.Name:
+        if node.id == "__name__" and isinstance(node.ctx, ast.Load):
+            return
+        if node.id in SPECIAL_METHODS:      # ``__rmul__ = __mul__`` in a class body
+            return
         if is_dunder(node.id):
             hint = _DUNDER_HINTS.get(node.id, "")
             raise Refusal("NameError", f"name {node.id!r} is not available in autotrace scripts{hint}", node)
     elif t is ast.Attribute:
         if is_dunder(node.attr):
+            if isinstance(node.ctx, ast.Load) and node.attr in _special_methods()[1]:
+                return
             v = node.value
             at = _Span(v.end_lineno, v.end_col_offset, node.end_lineno, node.end_col_offset)
             raise Refusal("AttributeError", f"attribute {node.attr!r} is not available in autotrace scripts", at)
+    elif t is ast.ClassDef:
+        if is_dunder(node.name):
+            raise _name_refusal(node.name, node, "class")
+        if node.keywords:
+            raise Refusal("SyntaxError", "class keyword arguments (metaclass=...) are not supported yet in "
+                          "autotrace scripts", node.keywords[0])
+        if len(node.bases) > 1:
+            raise Refusal("SyntaxError", "multiple inheritance is not supported yet in autotrace scripts "
+                          "(a class may have one base)", node.bases[1])
+        for b in node.bases:
+            if type(b) is ast.Starred:
+                raise Refusal("SyntaxError", "starred class bases are not supported yet in autotrace scripts", b)
+        for s in node.body:
+            if type(s) is ast.FunctionDef:
+                _METHODS.add(id(s))
+    elif t is ast.Global or t is ast.Nonlocal:
+        for n in node.names:
+            if is_dunder(n):
+                raise _name_refusal(n, node, "variable")
     elif t is ast.Constant:
         if isinstance(node.value, bytes):
             raise Refusal("SyntaxError", "bytes literals are not supported in autotrace scripts", node)
     elif t is ast.FunctionDef:
-        if node.decorator_list:
-            raise Refusal("SyntaxError", "decorators are not supported in autotrace scripts",
-                          node.decorator_list[0])
         if is_dunder(node.name):
-            raise _name_refusal(node.name, node, "function")
+            if id(node) not in _METHODS:
+                raise _name_refusal(node.name, node, "function")
+            if node.name not in _special_methods()[0]:
+                raise Refusal("SyntaxError", f"defining the special method {node.name!r} is not supported yet "
+                              "in autotrace scripts", node)
     elif t is ast.arg:
         if is_dunder(node.arg):
             raise _name_refusal(node.arg, node, "parameter")

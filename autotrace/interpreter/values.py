@@ -31,11 +31,12 @@ class FuncCode:
     """
 
     __slots__ = ("name", "template", "body", "is_lambda", "nsteps", "npos", "posnames",
-                 "nposonly", "kwonly", "vararg", "kwarg", "param_slot", "simple")
+                 "nposonly", "kwonly", "vararg", "kwarg", "param_slot", "simple", "qualname")
 
     def __init__(self, name, nslots, body, is_lambda, nsteps, posnames, nposonly, kwonly,
-                 vararg, kwarg):
+                 vararg, kwarg, qualname=None):
         self.name = name
+        self.qualname = qualname or name
         self.template = [None, None] + [UNBOUND] * nslots
         self.body = body
         self.is_lambda = is_lambda
@@ -70,7 +71,7 @@ class ScriptFunction:
         self._kwdefaults = kwdefaults
 
     def __repr__(self):
-        return f"<function {self._code.name} at 0x{id(self):x}>"
+        return f"<function {self._code.qualname} at 0x{id(self):x}>"
 
     def __call__(self, *args, **kwargs):
         if not RT.active:
@@ -121,7 +122,7 @@ def _names(names: list[str]) -> str:
 
 def _bind_args(fn: ScriptFunction, fr: list, args, kwargs) -> None:
     code = fn._code
-    name = code.name
+    name = code.qualname
     npos = code.npos
     nargs = len(args)
     if nargs > npos:
@@ -226,7 +227,7 @@ class CaughtException:
     def __repr__(self):
         a = self._exc.args
         deep_check(a)
-        name = type(self._exc).__name__
+        name = display_name(self._exc)
         if len(a) == 1:
             return f"{name}({a[0]!r})"
         return f"{name}{a!r}" if a else f"{name}()"
@@ -254,6 +255,7 @@ class BoundBuiltin:
 
 #: names scripts see for the interpreter's own value types in error messages
 DISPLAY_NAMES = {
+    # (the classes module adds its own: method, staticmethod, super, type, ...)
     ScriptFunction: "function",
     ScriptGenerator: "generator",
     BoundBuiltin: "builtin_function_or_method",
@@ -265,5 +267,8 @@ def display_name(o) -> str:
     t = type(o)
     if t is CaughtException:
         return type(o._exc).__name__
+    c = getattr(o, "_cls", None) if not isinstance(o, type) else None
+    if c is not None and type(c).__name__ == "ScriptClass":
+        return c.name
     n = DISPLAY_NAMES.get(t)
     return n if n is not None else t.__name__

@@ -41,6 +41,7 @@ def run_report(trace: Trace, console, err_console=None, depth: int | None = None
             (err_console or console).print(Text(f"[warning] {where}{w['category']}: {w['message']}", style="yellow"))
 
     tensors = [v for v in trace.variables.values() if v.kind == "tensor"]
+    tensors += list(getattr(trace, "parameters", {}).values())   # model.fc1.weight, ...
     roots = _output_roots(trace)
     if trace.stdout and (tensors or roots):
         console.print(Rule("autotrace", style="dim", characters="\u2500", align="left"))

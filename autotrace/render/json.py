@@ -135,6 +135,7 @@ def document(trace) -> dict:
         "warnings": [{"category": w["category"], "message": mask_addresses(w["message"]), "line": w.get("line")}
                      for w in trace.warnings],
         "variables": {name: variable(v) for name, v in trace.variables.items()},
+        "parameters": {name: variable(v) for name, v in getattr(trace, "parameters", {}).items()},
         "nodes": [node(n) for n in trace.nodes],
         "backward_passes": [backward_pass(p) for p in trace.passes],
     }

@@ -100,6 +100,63 @@ def _lazy(module: str, names) -> dict:
     return {n: loader(n) for n in names}
 
 
+#: torch's module of each exposed layer class (for ``<class 'torch.nn.modules.linear.Linear'>``)
+_LAYER_FILES = {
+    "Linear": "linear", "Identity": "linear", "Bilinear": "linear", "Sequential": "container",
+    "ModuleList": "container", "ModuleDict": "container", "ParameterList": "container",
+    "Dropout": "dropout", "Dropout2d": "dropout", "Flatten": "flatten", "Unflatten": "flatten",
+    "MSELoss": "loss", "L1Loss": "loss", "CrossEntropyLoss": "loss", "NLLLoss": "loss", "BCELoss": "loss",
+    "BCEWithLogitsLoss": "loss", "SmoothL1Loss": "loss", "HuberLoss": "loss", "KLDivLoss": "loss",
+    "Conv1d": "conv", "Conv2d": "conv", "ConvTranspose2d": "conv", "BatchNorm1d": "batchnorm",
+    "BatchNorm2d": "batchnorm", "LayerNorm": "normalization", "GroupNorm": "normalization",
+    "Embedding": "sparse", "MaxPool2d": "pooling", "AvgPool2d": "pooling", "AdaptiveAvgPool2d": "pooling",
+    "RNNCell": "rnn", "LSTMCell": "rnn", "GRUCell": "rnn", "RNN": "rnn", "LSTM": "rnn", "GRU": "rnn",
+    "Module": "module",
+}
+
+
+def _gradcheck():
+    from .gradcheck import gradcheck
+    return gradcheck
+
+
+def _expose(namespaces) -> None:
+    """Tell the interpreter which classes scripts may get back from ``type(x)`` and the
+    names torch prints for them (``<class 'torch.Tensor'>``)."""
+    from ..interpreter import typeobj
+    from ..interpreter.ops import SAFE_CTORS
+    from ..tensor import Parameter, Size, Tensor
+    from .. import dtypes, grad_mode
+    from .nn import make_parameter
+    from .module import Module
+    q = typeobj.QUALIFIED
+    from .function import Function
+    q.update({Tensor: "torch.Tensor", Parameter: "torch.nn.parameter.Parameter", Size: "torch.Size",
+              dtypes.DType: "torch.dtype", Function: "torch.autograd.function.Function"})
+    for c in (grad_mode.no_grad, grad_mode.enable_grad, grad_mode.set_grad_enabled, grad_mode.inference_mode):
+        q[c] = f"torch.autograd.grad_mode.{c.__name__}"
+    members = []
+    for ns in namespaces:
+        members += list(object.__getattribute__(ns, "_members").values())
+    for v in members:
+        _expose_class(v)
+    typeobj.EXPOSED.update({Tensor, Parameter, Size, dtypes.DType})
+    SAFE_CTORS[Parameter] = make_parameter
+    from . import namespace
+    namespace.ON_LOAD = _expose_class       # members loaded on first use (layers, init, data)
+
+
+def _expose_class(v) -> None:
+    from ..interpreter import typeobj
+    from .module import Module
+
+    if isinstance(v, type):
+        typeobj.EXPOSED.add(v)
+        if issubclass(v, Module) and v not in typeobj.QUALIFIED:
+            f = _LAYER_FILES.get(v.__name__)
+            typeobj.QUALIFIED[v] = f"torch.nn.modules.{f}.{v.__name__}" if f else f"torch.nn.{v.__name__}"
+
+
 def modules() -> dict:
     """Importable name → :class:`~autotrace.torch_api.namespace.Namespace`."""
     global _cache
@@ -156,7 +213,8 @@ def modules() -> dict:
         "clip_grad_norm_": nn_mod.clip_grad_norm_, "clip_grad_value_": nn_mod.clip_grad_value_,
         "parameters_to_vector": nn_mod.parameters_to_vector, "vector_to_parameters": nn_mod.vector_to_parameters,
     })
-    nn_members = {"Module": nn_mod.Module, "Parameter": nn_mod.make_parameter, "Linear": nn_mod.Linear,
+    from ..tensor import Parameter
+    nn_members = {"Module": nn_mod.Module, "Parameter": Parameter, "Linear": nn_mod.Linear,
                   "functional": functional, "utils": utils}
     try:
         from . import layers
@@ -176,8 +234,12 @@ def modules() -> dict:
     except ImportError:
         pass
     autograd_functional_ns = Namespace("torch.autograd.functional", autograd_functional_members)
+    from .function import Function, FunctionCtx, once_differentiable
+    autograd_function_ns = Namespace("torch.autograd.function", {
+        "Function": Function, "FunctionCtx": FunctionCtx, "once_differentiable": once_differentiable})
     autograd = Namespace("torch.autograd", {
         "grad": engine.grad, "backward": engine.backward, "functional": autograd_functional_ns,
+        "Function": Function, "function": autograd_function_ns, "gradcheck": _gradcheck(),
         "no_grad": grad_mode.no_grad, "enable_grad": grad_mode.enable_grad,
         "set_grad_enabled": grad_mode.set_grad_enabled,
     })
@@ -204,7 +266,9 @@ def modules() -> dict:
         "torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.utils": utils,
         "torch.nn.init": init_ns,
         "torch.autograd": autograd, "torch.autograd.functional": autograd_functional_ns,
+        "torch.autograd.function": autograd_function_ns,
         "torch.optim": optim, "torch.optim.lr_scheduler": lr_scheduler, "torch.utils": torch_utils,
         "torch.utils.data": data, "math": math,
     }
+    _expose([v for k, v in _cache.items() if k != "math"])
     return _cache

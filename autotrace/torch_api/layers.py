@@ -20,11 +20,12 @@ class Sequential(Module):
     def __init__(self, *modules):
         super().__init__()
         if len(modules) == 1 and isinstance(modules[0], dict):
+            # names become registry keys only (torch's add_module checks), never attributes
             for name, m in modules[0].items():
-                setattr(self, name, m)
+                self.add_module(name, m)
         else:
             for i, m in enumerate(modules):
-                setattr(self, str(i), m)
+                self.add_module(str(i), m)
 
     def forward(self, input):
         for m in self._modules.values():
@@ -32,14 +33,20 @@ class Sequential(Module):
         return input
 
     def append(self, module):
-        setattr(self, str(len(self._modules)), module)
+        self.add_module(str(len(self._modules)), module)
         return self
 
     def __getitem__(self, idx):
-        mods = list(self._modules.values())
+        items = list(self._modules.items())
         if isinstance(idx, slice):
-            return Sequential(*mods[idx])
-        return mods[idx]
+            from collections import OrderedDict
+            return Sequential(OrderedDict(items[idx]))
+        if not isinstance(idx, int):
+            raise TypeError(f"{type(idx).__name__} object cannot be interpreted as an integer")
+        n = len(items)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        return items[idx][1]
 
     def __len__(self):
         return len(self._modules)

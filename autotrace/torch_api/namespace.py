@@ -1,8 +1,8 @@
 """Module-like namespaces scripts import (``torch``, ``torch.nn``, ``math`` ...).
 
-A :class:`Namespace` exposes exactly the names it was given: the interpreter reads its
-``_script_attrs`` (the allow-list), so nothing else — no real module, no ``__dict__`` —
-is reachable from a script.
+A :class:`Namespace` exposes exactly the names it was given: the guard reads them through
+the class's ``_script_getattr`` (the members dict, nothing else), so no real module, no
+``__dict__`` and nothing stored on the instance is reachable from a script.
 """
 
 from __future__ import annotations
@@ -16,6 +16,18 @@ class Lazy:
 
     def __init__(self, load):
         self.load = load
+
+
+#: called with each lazily loaded member (the torch namespace registers its classes for
+#: ``type(x)``); None until the namespaces are built
+ON_LOAD = None
+
+
+def _resolve(members: dict, name: str, lazy: "Lazy"):
+    v = members[name] = lazy.load()
+    if ON_LOAD is not None:
+        ON_LOAD(v)
+    return v
 
 
 class Namespace:
@@ -34,7 +46,15 @@ class Namespace:
             name = object.__getattribute__(self, "_name")
             raise AttributeError(f"module '{name}' has no attribute '{attr}'") from None
         if type(v) is Lazy:
-            v = members[attr] = v.load()
+            v = _resolve(members, attr, v)
+        return v
+
+    def _script_getattr(self, name):
+        from ..interpreter.classes import NOT_FOUND
+        members = object.__getattribute__(self, "_members")
+        v = members.get(name, NOT_FOUND)
+        if type(v) is Lazy:
+            v = _resolve(members, name, v)
         return v
 
     def _add(self, name, value) -> None:

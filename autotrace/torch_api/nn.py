@@ -1,8 +1,7 @@
 """``torch.nn``: Module, Parameter, the layers tutorials use, and ``nn.utils``.
 
-Modules are plain objects with PyTorch's observable behaviour: parameters registered
-in assignment order, ``parameters()``/``named_parameters()``, ``zero_grad()``
-(set_to_none=True, torch 2.13's default), ``train()``/``eval()``, ``__call__`` → forward.
+The Module base class lives in :mod:`.module`; here are ``nn.Parameter``, ``nn.Linear``
+and the gradient clipping utilities.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ import numpy as np
 
 from .. import dtypes, grad_mode
 from ..tensor import Parameter, Tensor
+from .module import Module  # noqa: F401  (re-exported: torch.nn.Module)
 
 
 def make_parameter(data=None, requires_grad=True):
@@ -44,199 +44,11 @@ def zero_grads(params, set_to_none=True) -> None:
                 p._grad._data[...] = 0
 
 
-class Module:
-    """Base of all layers. Scripts may subclass nothing (no ``class`` statement); they
-    use the built-in layers and :class:`Sequential`."""
-
-    _script_attrs = frozenset({"parameters", "named_parameters", "zero_grad", "train", "eval",
-                               "training", "forward", "children", "modules", "requires_grad_",
-                               "state_dict", "to", "float", "double", "apply", "register_buffer",
-                               "buffers", "named_buffers", "named_children"})
-    _script_setattrs = frozenset({"training"})
-
-    def __init__(self):
-        object.__setattr__(self, "_params", {})
-        object.__setattr__(self, "_modules", {})
-        object.__setattr__(self, "_buffers", {})
-        object.__setattr__(self, "_non_persistent_buffers_set", set())
-        object.__setattr__(self, "training", True)
-
-    def register_buffer(self, name, tensor, persistent=True):
-        """A tensor that is state but not a parameter (BatchNorm's running stats): in
-        ``state_dict()`` when ``persistent``, converted by ``to()``/``float()``."""
-        if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {type(name).__name__}")
-        if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
-        if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if name in self.__dict__ and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
-        if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
-                            "(torch Tensor or None required)")
-        self._buffers[name] = tensor
-        if persistent:
-            self._non_persistent_buffers_set.discard(name)
-        else:
-            self._non_persistent_buffers_set.add(name)
-        object.__setattr__(self, name, tensor)
-
-    def named_buffers(self, prefix="", recurse=True):
-        out = []
-        for pre, m in (self._named_modules(prefix) if recurse else [(prefix, self)]):
-            for n, b in m._buffers.items():
-                if b is not None:
-                    out.append((pre + ("." if pre else "") + n, b))
-        return iter(out)
-
-    def buffers(self, recurse=True):
-        return iter([b for _, b in self.named_buffers(recurse=recurse)])
-
-    def named_children(self):
-        return iter(list(self._modules.items()))
-
-    def _named_modules(self, prefix=""):
-        out = [(prefix, self)]
-        for n, c in self._modules.items():
-            if c is not None:
-                out.extend(c._named_modules(prefix + ("." if prefix else "") + n))
-        return out
-
-    def __setattr__(self, name, value):
-        buffers = self.__dict__.get("_buffers")
-        if buffers is not None and name in buffers:
-            if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
-                                "(torch.Tensor or None expected)")
-            buffers[name] = value
-            object.__setattr__(self, name, value)
-            return
-        if isinstance(value, Parameter):
-            self._params[name] = value
-        elif isinstance(value, Module):
-            self._modules[name] = value
-        elif name in self._params:
-            if value is not None and not isinstance(value, Parameter):
-                raise TypeError(
-                    f"cannot assign '{type(value).__name__}' as parameter '{name}' (torch.nn.Parameter or None expected)")
-            self._params[name] = value
-        object.__setattr__(self, name, value)
-
-    def __call__(self, *args, **kwargs):
-        if record.active is None:
-            return self.forward(*args, **kwargs)
-        call = record.enter_module(self)      # the graph groups the nodes by module call
-        try:
-            return self.forward(*args, **kwargs)
-        finally:
-            record.exit_module(call)
-
-    def _on_bind(self, name: str) -> None:
-        """Bound to a script variable: its parameters are named after it
-        (``model.0.weight``), as ``named_parameters()`` would call them."""
-        for pname, p in self.named_parameters():
-            if p._name is None:
-                p._on_bind(f"{name}.{pname}")
-
-    def named_parameters(self, prefix="", recurse=True):
-        out = []
-        seen = set()
-        stack = [(prefix, self)]
-        while stack:
-            pre, m = stack.pop(0)
-            for n, p in m._params.items():
-                if p is not None and id(p) not in seen:
-                    seen.add(id(p))
-                    out.append((pre + n, p))
-            if recurse:
-                stack[0:0] = [(pre + n + ".", c) for n, c in m._modules.items()]
-        return iter(out)
-
-    def parameters(self, recurse=True):
-        return iter([p for _, p in self.named_parameters(recurse=recurse)])
-
-    def children(self):
-        return iter(list(self._modules.values()))
-
-    def modules(self):
-        out = [self]
-        for c in self._modules.values():
-            out.extend(c.modules())
-        return iter(out)
-
-    def zero_grad(self, set_to_none=True):
-        zero_grads(self.parameters(), set_to_none)
-
-    def train(self, mode=True):
-        for m in self.modules():
-            object.__setattr__(m, "training", bool(mode))
-        return self
-
-    def eval(self):
-        return self.train(False)
-
-    def requires_grad_(self, requires_grad=True):
-        for p in self.parameters():
-            p.requires_grad_(requires_grad)
-        return self
-
-    def state_dict(self):
-        out = {}
-        for pre, m in self._named_modules():
-            dot = pre + "." if pre else ""
-            for n, p in m._params.items():
-                if p is not None:
-                    out[dot + n] = p.detach()
-            for n, b in m._buffers.items():
-                if b is not None and n not in m._non_persistent_buffers_set:
-                    out[dot + n] = b.detach()
-        return out
-
-    def to(self, *args, **kwargs):
-        for a in args:
-            if isinstance(a, dtypes.DType):
-                for p in list(self.parameters()) + list(self.buffers()):
-                    if p._dtype.category == dtypes.FLOAT:
-                        p._data = p._data.astype(a.np)
-                        p._dtype = a
-        return self
-
-    def float(self):
-        return self.to(dtypes.float32)
-
-    def double(self):
-        return self.to(dtypes.float64)
-
-    def apply(self, fn):
-        for m in list(self.modules())[::-1]:
-            fn(m)
-        return self
-
-    def _extra_repr(self) -> str:
-        return ""
-
-    def __repr__(self) -> str:
-        name = type(self).__name__
-        if not self._modules:
-            return f"{name}({self._extra_repr()})"
-        lines = [f"{name}("]
-        extra = self._extra_repr()
-        if extra:
-            lines.extend("  " + e for e in extra.split("\n"))
-        for n, m in self._modules.items():
-            sub = repr(m).replace("\n", "\n  ")
-            lines.append(f"  ({n}): {sub}")
-        lines.append(")")
-        return "\n".join(lines)
-
-
 class Linear(Module):
     """``nn.Linear(in_features, out_features, bias=True)``: y = x Wᵀ + b, initialised
     with the numbers PyTorch's CPU generator gives (kaiming-uniform)."""
 
     _script_attrs = Module._script_attrs | {"weight", "bias", "in_features", "out_features"}
-    _script_setattrs = Module._script_setattrs | {"weight", "bias"}
 
     def __init__(self, in_features, out_features, bias=True, dtype=None, device=None):
         super().__init__()
@@ -246,11 +58,7 @@ class Linear(Module):
         object.__setattr__(self, "in_features", in_features)
         object.__setattr__(self, "out_features", out_features)
         self.weight = make_parameter(Tensor._make(w, dtype))
-        if bias:
-            self.bias = make_parameter(Tensor._make(b, dtype))
-        else:
-            object.__setattr__(self, "bias", None)
-            self._params["bias"] = None
+        self.register_parameter("bias", make_parameter(Tensor._make(b, dtype)) if bias else None)
 
     def forward(self, input):
         from ..ops import FUNCTIONAL

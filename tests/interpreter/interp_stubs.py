@@ -169,13 +169,20 @@ class NotAllowedCM:
 
 
 class TorchNS:
-    """A namespace with an instance-level allow-list (like the torch_api's)."""
+    """A namespace whose members the guard reads through the type's ``_script_getattr``
+    hook (like the torch_api's); other instance attributes stay unreachable."""
 
     def __init__(self, name, attrs):
         self.__dict__.update(attrs)
-        self._script_attrs = frozenset(attrs)
+        self._members = dict(attrs)
         self._name = name
         self.internal_helper = lambda: "leak"
+        # an instance-level allow-list is never trusted by the guard
+        self._script_attrs = frozenset(attrs) | {"internal_helper"}
+
+    def _script_getattr(self, name):
+        from autotrace.interpreter.classes import NOT_FOUND
+        return self._members.get(name, NOT_FOUND)
 
 
 def tensor(value, requires_grad=False):

@@ -118,8 +118,8 @@ def test_parse_errors(src, type_, message, line, column):
 def test_parse_error_column_counts_characters():
     e = reject("s = 'éé' + $")
     assert (e.line, e.column) == (1, 12)
-    e = reject("s = 'éé'\nt = ().__class__")
-    assert (e.line, e.column, e.end_column) == (2, 7, 17)
+    e = reject("s = 'éé'\nt = ().__dict__")
+    assert (e.line, e.column, e.end_column) == (2, 7, 16)
     e = err("s = 'éé' + nope")
     assert (e.column, e.end_column) == (12, 16)
 

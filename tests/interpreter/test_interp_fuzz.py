@@ -15,7 +15,7 @@ from autotrace.interpreter import Limits, ScriptRejected, ScriptResult, parse_sc
 from interp_stubs import MODULES, FakeTensor
 
 EXAMPLES = int(os.environ.get("AUTOTRACE_FUZZ_EXAMPLES", "200"))
-NAMES = ["a", "b", "c", "s", "l", "t", "d", "f"]
+NAMES = ["a", "b", "c", "s", "l", "t", "d", "f", "K", "k"]
 LIMITS = Limits(timeout=1.0, max_steps=20_000, max_loop_iterations=500, max_recursion=30,
                 max_output=5_000, max_sequence=5_000, max_int_bits=512)
 
@@ -24,18 +24,39 @@ literals = st.one_of(
     st.sampled_from(["10**9", "2**70", "-1", "0", "1e308", "1.5", "-0.0", "float('nan')", "float('inf')",
                      "'ab'", "''", "'x{}y'", "'%d'", "[1, 2]", "[]", "(1,)", "{'k': 1}", "{1, 2}",
                      "None", "True", "range(3)", "t", "torch.tensor(2.0)", "torch.tensor([1.0, 2.0])",
-                     "...", "1j", "lambda v: v", "print", "len", "d", "f"]),
+                     "...", "1j", "lambda v: v", "print", "len", "d", "f", "K", "K()", "k", "type(k)",
+                     "super()", "type(a)", "k.__class__", "K.__name__", "getattr(k, 'x', 0)", "object()"]),
 )
 
 BINOPS = ["+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "@", "and", "or",
           "<", "<=", "==", "!=", ">", "in", "not in", "is"]
 CALLS = ["len", "abs", "min", "max", "sum", "str", "repr", "list", "tuple", "sorted", "bool", "int",
          "float", "set", "dict", "any", "all", "reversed", "enumerate", "iter", "next", "round",
-         "format", "hasattr", "callable", "isinstance", "divmod", "pow", "zip", "map", "filter", "f"]
+         "format", "hasattr", "callable", "isinstance", "divmod", "pow", "zip", "map", "filter", "f",
+         "type", "K", "getattr", "setattr", "issubclass", "hash", "super", "staticmethod", "property"]
 METHODS = [".upper()", ".split()", ".append(1)", ".pop()", ".keys()", ".get(1)", ".format(1, 2)",
            ".join(['a'])", ".sum()", ".item()", ".value", ".grad", ".names", ".real", ".count(1)",
            ".replace('a', 'bb')", ".ljust(5)", ".index(1)", ".copy()", ".secret", "._hidden",
-           ".add(1)", ".update({1: 2})", ".is_integer()", ".bit_length()"]
+           ".add(1)", ".update({1: 2})", ".is_integer()", ".bit_length()", ".x", ".m()", ".m", ".p",
+           "._sdict", "._cls", ".s()", ".c()", ".__name__", ".__class__", ".__init__", ".__add__(1)"]
+
+#: class bodies: special methods that return odd things, recurse, loop; properties,
+#: static/class methods, a base that is a script class or something that is not a class
+CLASS_BODIES = [
+    "x = 1", "def __init__(self, *a):\n    self.x = a", "def __repr__(self):\n    return repr(self)",
+    "def __repr__(self):\n    return 5", "def __len__(self):\n    return -1", "def __iter__(self):\n    return 1",
+    "def __getitem__(self, i):\n    return self[i]", "def __add__(self, o):\n    return o + self",
+    "def __radd__(self, o):\n    return NotImplemented", "def __eq__(self, o):\n    return self",
+    "def __bool__(self):\n    return 1", "def __hash__(self):\n    return 'h'", "def __call__(self, *a):\n    return self(*a)",
+    "def m(self):\n    return super().m()", "@property\ndef p(self):\n    return self.p",
+    "@staticmethod\ndef s():\n    return K", "@classmethod\ndef c(cls):\n    return cls()",
+    "def __enter__(self):\n    return self", "def __exit__(self, *e):\n    return True",
+    "while True:\n    pass", "y = [0] * 10**9", "def __str__(self):\n    return str(self)",
+    "def __contains__(self, v):\n    return v in self", "def __init__(self):\n    super().__init__(1)",
+]
+BASES = ["", "(object)", "(K)", "(ValueError)", "(int)", "(print)", "(torch.Tensor)", "(k)", "(type(k))"]
+DECORATORS = ["@staticmethod", "@property", "@print", "@type", "@torch.no_grad()", "@(lambda g: g)",
+              "@K", "@f", "@len", "@super"]
 
 
 def expr(depth):
@@ -92,6 +113,13 @@ def statement(depth):
         st.tuples(body, body).map(lambda x: f"try:\n{indent(x[0])}\nexcept (ValueError, TypeError) as err:\n"
                                             f"{indent(x[1])}\nfinally:\n    pass"),
         st.tuples(name, body).map(lambda x: f"def {x[0]}(v, *a, k=1, **kw):\n{indent(x[1])}"),
+        st.tuples(st.sampled_from(DECORATORS), name, body).map(
+            lambda x: f"{x[0]}\ndef {x[1]}(v=1):\n{indent(x[2])}"),
+        st.tuples(st.sampled_from(["K", "k", "B"]), st.sampled_from(BASES),
+                  st.lists(st.sampled_from(CLASS_BODIES), min_size=1, max_size=4), body).map(
+            lambda x: f"class {x[0]}{x[1]}:\n" + "\n".join(indent(b) for b in x[2]) + f"\n{x[0]}()\n{x[3]}"),
+        st.tuples(name, body).map(lambda x: f"def {x[0]}():\n    global a\n{indent(x[1])}"),
+        body.map(lambda x: f"with K() as k:\n{indent(x)}"),
         body.map(lambda x: f"with torch.no_grad():\n{indent(x)}"),
     )
 
@@ -101,12 +129,38 @@ def _guard(stmt: str) -> str:
     return f"try:\n{body}\nexcept Exception as exc:\n    print(repr(exc))"
 
 
+def _class_program(x):
+    name, base, bodies, deco, uses = x
+    body = "\n".join("\n".join("    " + line for line in b.split("\n")) for b in bodies)
+    deco_line = f"{deco}\n" if deco else ""
+    return (f"import torch\n{PRELUDE}{deco_line}class {name}{base}:\n{body}\n"
+            + "\n".join(_guard(u) for u in uses))
+
+
+#: programs centred on one class statement (its body, base, decorator) and its uses
+class_programs = st.tuples(
+    st.sampled_from(["K", "B"]), st.sampled_from(BASES), st.lists(st.sampled_from(CLASS_BODIES), min_size=1, max_size=5),
+    st.sampled_from(["", "@print", "@type", "@(lambda c: c)", "@staticmethod", "@torch.no_grad()"]),
+    st.lists(st.one_of(statement(1), st.sampled_from([
+        "o = B()", "print(B())", "print(str(B()), len(B()))", "print(B() + 1, 1 + B())", "print(list(B()))",
+        "print(1 in B(), B() == B(), hash(B()), bool(B()))", "print(B().m(), B().p, B.s(), B.c())",
+        "with B() as q:\n    raise ValueError('x')", "print(B()(1))", "print(type(B()).__name__, B().__class__)",
+        "print(isinstance(B(), K), issubclass(B, K))", "print(B()[0])", "setattr(B(), 'x', 1)",
+        "print(getattr(B(), '__dict__', None))", "print(super(B, B()).m())"])), min_size=1, max_size=6),
+).map(_class_program)
+
 programs = st.one_of(
-    st.lists(statement(2), min_size=1, max_size=6).map(lambda xs: "import torch\n" + "\n".join(xs)),
+    class_programs,
+    st.lists(statement(2), min_size=1, max_size=6).map(lambda xs: "import torch\n" + PRELUDE + "\n".join(xs)),
     # every statement guarded, so that later statements run after earlier ones fail
     st.lists(statement(2), min_size=1, max_size=8).map(
-        lambda xs: "import torch\n" + "\n".join(_guard(x) for x in xs)),
+        lambda xs: "import torch\n" + PRELUDE + "\n".join(_guard(x) for x in xs)),
 )
+
+
+PRELUDE = ("class K:\n    def __init__(self, x=1):\n        self.x = x\n    def m(self):\n        return self.x\n"
+           "    def __enter__(self):\n        return self\n    def __exit__(self, *e):\n        return False\n"
+           "k = K()\n")
 
 
 def predefined():
