@@ -197,7 +197,7 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         script=filename, source=text, stdout=result.stdout, error=error,
         warnings=[{"category": w["category"], "message": w["message"], "line": w["line"]}
                   for w in diagnostics.warnings],
-        variables=out_vars, parameters=parameters_of(variables), nodes=rec.nodes, passes=rec.passes,
+        variables=out_vars, nodes=rec.nodes, passes=rec.passes,
         grad_events=list(getattr(rec, "grad_events", ())),
         module_calls=record.name_modules(rec, variables),
         events=list(getattr(rec, "events", ())),
@@ -315,22 +315,7 @@ def _records(variables) -> dict:
 
 def _parameters(variables) -> dict:
     """The parameters of the modules the script binds, as ``model.0.weight`` → record."""
-    from .torch_api.nn import Module
-
-    out = {}
-    for name, value in variables.items():
-        if isinstance(value, Module):
-            try:
-                named = list(value.named_parameters())
-            except Exception:       # a script module whose parameters cannot be listed
-                continue
-            for pname, p in named:
-                key = f"{name}.{pname}"
-                if key not in out:
-                    v = variable_of(key, p)
-                    if v is not None:
-                        out[key] = v
-    return out
+    return parameters_of(variables)
 
 
 def _last_scalar_root(variables):

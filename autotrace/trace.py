@@ -48,7 +48,6 @@ class Trace:
     module_calls: list = field(default_factory=list)  # autotrace.record.ModuleCall, in call order
     expectations: list = field(default_factory=list)  # explain --expect: autotrace.expect.Evaluated
     events: list = field(default_factory=list)  # autotrace.record.Event: optimizer steps, clipping, no_grad, hooks, warnings
-    parameters: dict = field(default_factory=dict)  # model.0.weight -> Variable: the modules' parameters at the end
     implicit_root: str | None = None  # explain: the tensor it ran backward() from when the script calls none
 
     def source_line(self, line: int | None) -> str:

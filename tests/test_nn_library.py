@@ -42,7 +42,6 @@ HOSTILE = [
     "x = it._gen",
     "x = ds.__getitem__",
     "x = emb.weight._data",
-    "x = nn.Embedding.__init__",
     "x = nn.Embedding.from_pretrained.__func__",
     "x = nn.init._gen",
     "x = nn.init._write",

@@ -132,6 +132,8 @@ class Module:
         "register_buffer", "register_parameter", "add_module", "register_module", "get_submodule",
         "get_parameter", "extra_repr", "register_forward_hook", "register_forward_pre_hook",
         "register_full_backward_hook"})
+    #: names a layer lets scripts assign (layers extend it; the guard asks _script_setattr)
+    _script_setattrs = frozenset({"training"})
 
     def __init__(self, *args, **kwargs):
         if args or kwargs:
