@@ -17,6 +17,7 @@ from . import diagnostics, dtypes, resources
 from .node import AccumulateGrad, VersionCounter
 
 _MISSING = object()
+_NO_EDGE = (None, 0)
 
 
 class Size(tuple):
@@ -277,7 +278,7 @@ class Tensor:
             return (self.grad_fn, self._output_nr)
         if self._requires_grad:
             return (self._grad_accumulator(), 0)
-        return (None, 0)
+        return _NO_EDGE
 
     def detach(self):
         """A tensor sharing data and version counter, with no grad_fn and requires_grad=False."""
