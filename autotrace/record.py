@@ -139,7 +139,14 @@ class Recorder:
     def __init__(self, keep_values: bool = False, value_limit: int = 100_000):
         self.keep_values = keep_values
         self.value_limit = value_limit
-        self.nodes: list[NodeRecord] = []
+        if keep_values:
+            self.nodes: list[NodeRecord] = []
+            self.folder = None
+        else:  # records without values: repeated loop steps are folded (autotrace.folding)
+            from .folding import Folder, NodeList
+
+            self.nodes = NodeList()
+            self.folder = Folder()
         self.passes: list[PassRecord] = []
         self.grad_events: list[GradEvent] = []
         self._interned: dict = {}
