@@ -78,7 +78,7 @@ class Tensor:
             data = np.asarray(data)
         if dtype is None:
             dtype = dtypes.from_numpy(data.dtype)
-        elif data.dtype != dtype.np:
+        elif data.dtype is not dtype.np and data.dtype != dtype.np:
             data = data.astype(dtype.np)
         if data.size > resources.max_elements:
             raise resources.element_limit(data.size)

@@ -97,7 +97,10 @@ def get(name):
 def wrap_scalar(value):
     """A Python number as the 0-dim tensor PyTorch wraps it in (float -> float64,
     int -> int64, bool -> bool); flagged so promotion treats it as a scalar."""
-    if isinstance(value, bool):
+    cls = value.__class__
+    if cls is float:
+        t = Tensor._make(np.array(value, dtype=np.float64), dtypes.float64)
+    elif isinstance(value, bool):
         t = Tensor._make(np.array(value, dtype=np.bool_), dtypes.bool_)
     elif isinstance(value, int):
         t = Tensor._make(np.array(value, dtype=np.int64), dtypes.int64)

@@ -121,12 +121,26 @@ frac = _unary("frac", "FracBackward0", lambda x: x - np.trunc(x), "grad", "1", l
 
 
 def _sigmoid(x):
-    out = np.empty_like(x)
-    pos = x >= 0
-    out[pos] = 1 / (1 + np.exp(-x[pos]))
-    e = np.exp(x[~pos])
-    out[~pos] = e / (1 + e)
-    return out
+    """1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) below (no overflow), in whole-array
+    passes without masks (a random mask makes numpy's ``where`` loops slow): both
+    branches share e = exp(-|x|) <= 1, and the numerator max(e, [x >= 0]) is exactly 1
+    or e. Inputs with a nan take the two-branch form, which keeps the nan's sign."""
+    x = np.asarray(x)
+    if np.isnan(x).any():
+        out = np.empty_like(x)
+        pos = x >= 0
+        out[pos] = 1 / (1 + np.exp(-x[pos]))
+        e = np.exp(x[~pos])
+        out[~pos] = e / (1 + e)
+        return out
+    e = np.empty_like(x)
+    np.abs(x, out=e)
+    np.negative(e, out=e)
+    np.exp(e, out=e)
+    d = np.add(e, 1, dtype=e.dtype)
+    num = np.empty_like(e)
+    np.maximum(e, (x >= 0).astype(e.dtype), out=num)
+    return np.divide(num, d, out=num)
 
 
 def _relu_backward(ctx, g):
