@@ -49,11 +49,21 @@ COMMANDS = [
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
+RUN_LIMIT = 1800  # seconds; a child still running then is stopped and reported
+
+
 def measure(argv, cwd) -> tuple[float, float, int]:
     """(wall seconds, peak RSS in MiB, exit code) of one child process."""
+    import threading
+
     start = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
-    _, status, usage = os.wait4(proc.pid, 0)
+    timer = threading.Timer(RUN_LIMIT, proc.kill)
+    timer.start()
+    try:
+        _, status, usage = os.wait4(proc.pid, 0)
+    finally:
+        timer.cancel()
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     err = proc.stderr.read().decode(errors="replace")
