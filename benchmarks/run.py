@@ -129,6 +129,7 @@ def run_families(at, torch_ok, repeat, only, largest_only, tmp):
             per = aw * 1e6 / units(name, n)
             rows.append(dict(name=name, what=what, n=n, unit=unit, aw=aw, am=am, tw=tw, tm=tm,
                              per=per, per_torch=tw * 1e6 / units(name, n) if tw else 0.0))
+            print(family_table(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)  # partial results survive
     return rows
 
 
