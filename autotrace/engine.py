@@ -323,6 +323,8 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
         raise
     finally:
         grad_mode.enabled = prev_mode
+        if pass_rec is not None and rec.folder is not None:
+            rec.folder.pass_done(rec)
     if captures is not None:
         return [captures.get(i) for i in range(len(capture_inputs))]
     return None

@@ -26,6 +26,8 @@ SAVED_FREED = (
 
 _sequence = 0
 _addresses = 0
+_NO_INPUT = (None, 0)  # a NodeRecord input edge that needs no gradient (shared)
+_wrap_number = None    # autotrace.ops.wrap_scalar, installed when the op table loads
 
 
 def reset_sequence() -> None:
@@ -78,8 +80,24 @@ class SavedTensor:
             self.tensor = tensor
             self.data = None
 
+    @classmethod
+    def number(cls, value):
+        """A saved Python number the op wrapped as a 0-dim tensor (the 3 in ``x * 3``):
+        only the number is kept (not a tensor, its array and version counter); unpack
+        wraps it again, as a fresh tensor with the same dtype and value."""
+        self = cls.__new__(cls)
+        self.tensor = None
+        self.data = value
+        self.counter = None
+        self.version = 0
+        self.is_output = False
+        return self
+
     def unpack(self, node):
-        if self.counter.value == self.version and not self.is_output:
+        counter = self.counter
+        if counter is None:
+            return _wrap_number(self.data)
+        if counter.value == self.version and not self.is_output:
             return self.tensor
         from .tensor import Tensor
 
@@ -152,7 +170,7 @@ class Node:
 
     __slots__ = ("op", "next_functions", "saved", "attrs", "seq", "rec", "in_meta",
                  "n_outputs", "pre_hooks", "retains_grad", "post_hooks", "had_saved",
-                 "metadata", "_addr", "__weakref__")
+                 "_metadata", "_addr", "__weakref__")
 
     _script_attrs = frozenset({
         "name", "next_functions", "metadata", "register_hook", "register_prehook",
@@ -175,8 +193,12 @@ class Node:
         self.op = op
         self.next_functions = next_functions
         self.saved = saved
-        saved_names = tuple(k for k, v in saved.items() if isinstance(v, SavedTensor)) if saved else ()
-        self.had_saved = bool(saved_names)
+        if saved:
+            saved_names = tuple([k for k, v in saved.items() if v.__class__ is SavedTensor])
+            self.had_saved = bool(saved_names)
+        else:
+            saved_names = ()
+            self.had_saved = False
         self.attrs = attrs
         self.in_meta = in_meta
         self.n_outputs = n_outputs
@@ -185,21 +207,32 @@ class Node:
         self.pre_hooks = None
         self.retains_grad = None
         self.post_hooks = None
-        self.metadata = {}
+        self._metadata = None  # the dict is made on first use (most nodes never need one)
         self._addr = None
         rec = record.active
         if rec is not None:
-            self.rec = NodeRecord(
+            r = self.rec = NodeRecord(
                 len(rec.nodes), op.node,
-                tuple((fn.rec.id if fn is not None and fn.rec is not None else None, i)
-                      for fn, i in next_functions),
+                tuple([_NO_INPUT if fn is None else ((fn.rec.id if fn.rec is not None else None), i)
+                       for fn, i in next_functions]),
                 site.current, None, None, op=op)
-            self.rec.saved = saved_names
+            if saved_names:
+                r.saved = rec.intern(saved_names)
             if attrs or saved:
-                self.rec.attrs = record.plain_attrs(attrs, saved, saved_names)
-            rec.nodes.append(self.rec)
+                plain = record.plain_attrs(attrs, saved, saved_names)
+                if plain:
+                    r.attrs = rec.intern_mapping(plain)
+            rec.nodes.append(r)
         else:
             self.rec = None
+
+    @property
+    def metadata(self) -> dict:
+        """PyTorch's ``metadata``: a dict scripts may store anything in."""
+        m = self._metadata
+        if m is None:
+            m = self._metadata = {}
+        return m
 
     def name(self) -> str:
         """PyTorch's ``name()``: the node class name, C++-qualified for CopySlices."""

@@ -85,6 +85,8 @@ _MATRIX_A = np.uint32(0x9908B0DF)
 _UPPER = np.uint32(0x80000000)
 _LOWER = np.uint32(0x7FFFFFFF)
 _U64_MASK = (1 << 64) - 1
+_NUMPY_DRAWS = 2048  # from this many draws on, numpy's own MT19937 generates them
+_CHUNK = 1 << 16     # elements per chunk of the float32 normal kernel (fits the caches)
 
 #: numpy layout of the 5056-byte state that ``torch.get_rng_state()`` returns
 #: (``CPUGeneratorImplState``: the legacy TH generator record plus the float cache).
@@ -202,6 +204,39 @@ def _fma32(a, b, c) -> np.ndarray:
         return out.astype(np.float32)
 
 
+_TIE_MASK = np.uint64((1 << 29) - 1)
+_TIE = np.uint64(1 << 28)
+
+
+def _pick(v, idx):
+    return v.ravel()[idx] if isinstance(v, np.ndarray) and v.ndim else v
+
+
+def _fma32f(a, b, c, subnormal: bool = False) -> np.ndarray:
+    """:func:`_fma32` at numpy speed: ``a * b`` is exact in float64, ``+ c`` rounds once
+    in float64 and the cast to float32 rounds again. The two roundings can differ from
+    one correct rounding only when the float64 sum lands exactly on a float32 midpoint
+    (low 29 mantissa bits ``1000...0``); those rare elements are recomputed exactly.
+    ``subnormal``: also recompute results in float32's subnormal range (whose midpoints
+    sit higher), for inputs that can get there."""
+    s = np.multiply(a, b, dtype=np.float64)
+    np.add(s, c, out=s, casting="unsafe")
+    out = s.astype(np.float32)
+    bits = s.view(np.uint64)
+    np.bitwise_and(bits, _TIE_MASK, out=bits)
+    redo = bits == _TIE
+    if subnormal:
+        redo |= np.abs(out) < _F(2.0**-126)
+    if redo.any():
+        idx = np.flatnonzero(redo)
+        shape = out.shape
+        flat = out.ravel()
+        flat[idx] = _fma32(_pick(a, idx) if np.ndim(a) else a, _pick(b, idx) if np.ndim(b) else b,
+                           _pick(c, idx) if np.ndim(c) else c)
+        out = flat.reshape(shape)
+    return out
+
+
 def _libm(fn, x: np.ndarray) -> np.ndarray:
     """Apply a :mod:`math` function (the C library's, as PyTorch calls it) elementwise."""
     flat = x.ravel().tolist()
@@ -245,11 +280,11 @@ def _log_ps(x: np.ndarray) -> np.ndarray:
     e = e - np.where(mask, _F(1), _F(0))
     x = x + tmp
     z = x * x
-    y = np.full_like(x, _LOG_P[0])
-    for p in _LOG_P[1:]:
-        y = _fma32(y, x, p)
+    y = _fma32f(_LOG_P[0], x, _LOG_P[1])
+    for p in _LOG_P[2:]:
+        y = _fma32f(y, x, p)
     y = y * x
-    y = _fma32(y, z, e * _LOG_Q1)
+    y = _fma32f(y, z, e * _LOG_Q1)
     y = y - z * _F(0.5)
     x = x + y
     x = x + e * _LOG_Q2
@@ -265,21 +300,21 @@ def _sincos_ps(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     y = j.astype(_F)
     swap_sign_sin = (j & 4) != 0
     poly_mask = (j & 2) == 0
-    x = _fma32(y, _DP1, x)
-    x = _fma32(y, _DP2, x)
-    x = _fma32(y, _DP3, x)
+    x = _fma32f(y, _DP1, x)
+    x = _fma32f(y, _DP2, x)
+    x = _fma32f(y, _DP3, x)
     cos_negative = (~(j - 2) & 4) != 0
     sign_sin = sign_sin ^ swap_sign_sin
     z = x * x
-    yc = _fma32(np.full_like(z, _COSCOF[0]), z, _COSCOF[1])
-    yc = _fma32(yc, z, _COSCOF[2])
+    yc = _fma32f(_COSCOF[0], z, _COSCOF[1])
+    yc = _fma32f(yc, z, _COSCOF[2])
     yc = yc * z
-    yc = _fma32(yc, z, -(z * _F(0.5)))
+    yc = _fma32f(yc, z, -(z * _F(0.5)))
     yc = yc + _F(1)
-    ys = _fma32(np.full_like(z, _SINCOF[0]), z, _SINCOF[1])
-    ys = _fma32(ys, z, _SINCOF[2])
+    ys = _fma32f(_SINCOF[0], z, _SINCOF[1])
+    ys = _fma32f(ys, z, _SINCOF[2])
     ys = ys * z
-    ys = _fma32(ys, x, x)
+    ys = _fma32f(ys, x, x)
     s = np.where(poly_mask, ys, yc)
     c = np.where(poly_mask, yc, ys)
     s = np.where(sign_sin, -s, s)
@@ -296,8 +331,8 @@ def _box_muller16_f32(u: np.ndarray, mean: np.float32, std: np.float32) -> np.nd
     theta = _TWO_PI_F * u2
     sin_t, cos_t = _sincos_ps(theta)
     out = np.empty_like(blocks)
-    out[:, :8] = _fma32(radius * cos_t, std, mean)
-    out[:, 8:] = _fma32(radius * sin_t, std, mean)
+    out[:, :8] = _fma32f(radius * cos_t, std, mean, subnormal=True)
+    out[:, 8:] = _fma32f(radius * sin_t, std, mean, subnormal=True)
     return out.ravel()
 
 
@@ -367,6 +402,8 @@ class _MT19937:
 
     def random32(self, n: int) -> np.ndarray:
         """The next ``n`` 32-bit outputs (uint32)."""
+        if n >= _NUMPY_DRAWS:
+            return self._random32_numpy(n)
         out = np.empty(n, dtype=np.uint32)
         done = 0
         while done < n:
@@ -381,6 +418,19 @@ class _MT19937:
             self.next += k
             self.left -= k
             done += k
+        return out
+
+    def _random32_numpy(self, n: int) -> np.ndarray:
+        """numpy's MT19937 is the same twister (same regeneration and tempering): hand it
+        this state (``pos`` 624 means "regenerate first") and read the state back."""
+        bg = np.random.MT19937()
+        pos = _N if self.left <= 1 else self.next
+        bg.state = {"bit_generator": "MT19937", "state": {"key": self.state, "pos": pos}}
+        out = np.random.Generator(bg).integers(0, 1 << 32, size=n, dtype=np.uint32)
+        st = bg.state["state"]
+        self.state = st["key"].astype(np.uint32)
+        self.next = int(st["pos"])
+        self.left = _N + 1 - self.next
         return out
 
     def random64(self, n: int) -> np.ndarray:
@@ -523,7 +573,7 @@ class Generator:
             out = u  # fma(u, 1, 0) == u and u < 1
         else:
             width = hi - lo
-            out = _fma32(u, width, lo) if dt == np.float32 else _fma64(u, width, lo)
+            out = _fma32f(u, width, lo, subnormal=True) if dt == np.float32 else _fma64(u, width, lo)
             out = np.where(out == hi, lo, out).astype(dt)
         return out.reshape(shape)
 
@@ -562,9 +612,20 @@ class Generator:
             else:
                 m, s = float(mean), float(std)
                 fill = _box_muller16_f64
-            data = self._uniform01(n, dt)
             full = (n // 16) * 16
-            data[:full] = fill(data[:full], m, s)
+            if dt == np.float32:
+                errs = np.seterr(over="ignore", invalid="ignore")
+                # in chunks: draws, uniforms and the kernel's temporaries stay small
+                data = np.empty(n, dt)
+                for start in range(0, full, _CHUNK):
+                    stop = min(full, start + _CHUNK)
+                    data[start:stop] = fill(self._uniform01(stop - start, dt), m, s)
+                if n > full:
+                    self._engine.random32(n - full)  # drawn for the tail, then overwritten
+                np.seterr(**errs)
+            else:
+                data = self._uniform01(n, dt)
+                data[:full] = fill(data[:full], m, s)
             if n % 16:
                 data[n - 16 :] = fill(self._uniform01(16, dt), m, s)
             return data.reshape(shape)

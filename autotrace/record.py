@@ -9,9 +9,15 @@ keep the numbers: node outputs and every gradient the engine passes.
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import numpy as np
 
 from .dtypes import DType
+
+#: ``NodeRecord.attrs``/``scalars`` of a record that has none: one shared read-only
+#: mapping instead of two empty dicts per node (a record gets its own dict when it has entries)
+EMPTY = MappingProxyType({})
 
 
 class NodeRecord:
@@ -26,7 +32,8 @@ class NodeRecord:
     ``alpha``, ``dim``, ``keepdim``, ``min``/``max``, ``p``, sizes ...: numbers, bools,
     strings, None and tuples of those; arrays and objects are left out). ``scalars``
     maps an input name to the value of a Python number the script passed for it (the 3
-    in ``x * 3``). For ``AccumulateGrad``, ``leaf_value`` is a copy of the leaf's value
+    in ``x * 3``). Both are read-only empty mappings (:data:`EMPTY`) when there is
+    nothing to hold; assign a new dict rather than mutating them. For ``AccumulateGrad``, ``leaf_value`` is a copy of the leaf's value
     when the node was created (only with ``keep_values``).
     """
 
@@ -51,8 +58,8 @@ class NodeRecord:
         self.saved = ()
         self.is_leaf = is_leaf
         self.op = op
-        self.attrs = {}
-        self.scalars = {}
+        self.attrs = EMPTY
+        self.scalars = EMPTY
 
 
 class StepRecord:
@@ -165,7 +172,14 @@ class Recorder:
     def __init__(self, keep_values: bool = False, value_limit: int = 100_000):
         self.keep_values = keep_values
         self.value_limit = value_limit
-        self.nodes: list[NodeRecord] = []
+        if keep_values:
+            self.nodes: list[NodeRecord] = []
+            self.folder = None
+        else:  # records without values: repeated loop steps are folded (autotrace.folding)
+            from .folding import Folder, NodeList
+
+            self.nodes = NodeList()
+            self.folder = Folder()
         self.passes: list[PassRecord] = []
         self.grad_events: list[GradEvent] = []
         self.module_calls: list[ModuleCall] = []
@@ -173,6 +187,27 @@ class Recorder:
         self._module_ids: dict[int, int] = {}
         self._modules: list = []           # kept alive while recording, so ids stay unique
         self.events: list[Event] = []
+        self._interned: dict = {}
+        self._mappings: dict = {}
+
+    def intern(self, value):
+        """One shared copy of an equal tuple of names (records are read-only)."""
+        return self._interned.setdefault(value, value)
+
+    def intern_mapping(self, mapping: dict):
+        """A read-only mapping equal to ``mapping`` (plain data), shared by every record
+        with the same entries: most nodes of a loop carry identical attrs (``alpha=1``).
+        Values compare by type too (1, 1.0 and True are different attrs)."""
+        try:
+            key = tuple([(k, v.__class__, v) for k, v in mapping.items()])
+            shared = self._mappings.get(key)
+        except TypeError:  # an unhashable value
+            return MappingProxyType(mapping)
+        if shared is None:
+            if any(v.__class__ is tuple for _, _, v in key):  # (1, 2) == (1.0, 2.0): not shared
+                return MappingProxyType(mapping)
+            shared = self._mappings[key] = MappingProxyType(mapping)
+        return shared
 
     def keep(self, array):
         return snapshot(array, self.value_limit) if self.keep_values else None

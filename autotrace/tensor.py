@@ -17,6 +17,7 @@ from . import diagnostics, dtypes, resources
 from .node import AccumulateGrad, VersionCounter
 
 _MISSING = object()
+_NO_EDGE = (None, 0)
 
 
 class Size(tuple):
@@ -77,7 +78,7 @@ class Tensor:
             data = np.asarray(data)
         if dtype is None:
             dtype = dtypes.from_numpy(data.dtype)
-        elif data.dtype != dtype.np:
+        elif data.dtype is not dtype.np and data.dtype != dtype.np:
             data = data.astype(dtype.np)
         if data.size > resources.max_elements:
             raise resources.element_limit(data.size)
@@ -277,7 +278,7 @@ class Tensor:
             return (self.grad_fn, self._output_nr)
         if self._requires_grad:
             return (self._grad_accumulator(), 0)
-        return (None, 0)
+        return _NO_EDGE
 
     def detach(self):
         """A tensor sharing data and version counter, with no grad_fn and requires_grad=False."""

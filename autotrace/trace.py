@@ -59,12 +59,29 @@ class Trace:
 
 def summarise(array: np.ndarray) -> dict:
     """min, max, mean and 2-norm of an array (as floats; nan-aware)."""
-    a = array.astype(np.float64, copy=False)
-    if a.size == 0:
+    if array.size == 0:
         return {"min": None, "max": None, "mean": None, "norm": 0.0}
+    if array.dtype == np.float64 or array.size <= _SUMMARY_CHUNK:
+        a = array.astype(np.float64, copy=False)
+        with np.errstate(all="ignore"):
+            return {"min": float(np.min(a)), "max": float(np.max(a)), "mean": float(np.mean(a)),
+                    "norm": float(np.sqrt(np.sum(a * a)))}
+    # in float64 chunks, so a large float32 tensor is not copied whole (twice) to summarise it
+    flat = array.reshape(-1)
+    lo, hi, total, squares = [], [], 0.0, 0.0
     with np.errstate(all="ignore"):
-        return {"min": float(np.min(a)), "max": float(np.max(a)), "mean": float(np.mean(a)),
-                "norm": float(np.sqrt(np.sum(a * a)))}
+        for start in range(0, flat.size, _SUMMARY_CHUNK):
+            a = flat[start:start + _SUMMARY_CHUNK].astype(np.float64)
+            lo.append(np.min(a))
+            hi.append(np.max(a))
+            total += float(np.sum(a))
+            np.multiply(a, a, out=a)
+            squares += float(np.sum(a))
+        return {"min": float(np.minimum.reduce(lo)), "max": float(np.maximum.reduce(hi)),
+                "mean": total / flat.size, "norm": float(np.sqrt(squares))}
+
+
+_SUMMARY_CHUNK = 1 << 20
 
 
 def parameters_of(variables: dict) -> dict:

@@ -37,7 +37,8 @@ def run(
     trace = common.run_trace(src, set_, common.limits(timeout, max_steps, limit))
     if json_out:
         from autotrace.render import json as render_json
-        sys.stdout.write(render_json.render(trace) + "\n")
+        render_json.write_trace(trace, sys.stdout)
+        sys.stdout.write("\n")
     else:
         from autotrace.render import console as render_console
         render_console.run_report(trace, common.console(no_color=no_color, width=width),

@@ -507,3 +507,42 @@ def test_module_does_not_import_torch():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     assert out.stdout.strip() == "False"
+
+
+# ------------------------------------------------------------------ large sizes, fast paths
+
+
+def test_randn_large_sizes_across_chunks():
+    """The float32 kernel runs in chunks and the draws come from numpy's MT19937 from
+    2048 draws on; sizes across chunk edges (and not multiples of 16) stay bit-exact."""
+    for seed, n in ((0, 3_000_017), (7, R._CHUNK), (8, R._CHUNK + 16), (9, 2 * R._CHUNK + 5),
+                    (10, R._NUMPY_DRAWS - 1), (11, R._NUMPY_DRAWS + 1)):
+        g = R.Generator(seed)
+        torch.manual_seed(seed)
+        same(g.randn((n,)), torch.randn(n))
+        same(g.rand((n,)), torch.rand(n))  # and the state after it
+        same(g.randn((5,)), torch.randn(5))
+
+
+def test_randn_30_million():
+    g = R.Generator(3)
+    torch.manual_seed(3)
+    same(g.randn((30_000_000,)), torch.randn(30_000_000))
+
+
+def test_fast_fma32_corrects_float32_ties():
+    """a * b is exactly a float32 midpoint (1 + 2**-11 + 2**-24) and c is far below
+    float64's resolution: the float64 sum is the midpoint itself, so a plain
+    float64-then-float32 rounding goes to even; the fused result rounds by c's sign."""
+    a = np.array([1 + 2.0**-12] * 4, np.float32)
+    c = np.array([2.0**-70, -(2.0**-70), 0.0, 2.0**-30], np.float32)
+    got = R._fma32f(a, a, c)
+    want = np.array([1 + 2.0**-11 + 2.0**-23, 1 + 2.0**-11, 1 + 2.0**-11, 1 + 2.0**-11 + 2.0**-23], np.float32)
+    assert got.view(np.uint32).tolist() == want.view(np.uint32).tolist()
+    assert got.view(np.uint32).tolist() == R._fma32(a, a, c).view(np.uint32).tolist()
+    rng = np.random.default_rng(0)
+    x, y, z = (rng.standard_normal(100_000).astype(np.float32) for _ in range(3))
+    assert (R._fma32f(x, y, z).view(np.uint32) == R._fma32(x, y, z).view(np.uint32)).all()
+    tiny = np.float32(1e-39)  # subnormal results take the exact path when asked
+    assert (R._fma32f(x, tiny, tiny, subnormal=True).view(np.uint32)
+            == R._fma32(x, tiny, tiny).view(np.uint32)).all()

@@ -88,3 +88,27 @@ def test_integer_sums_stay_exact():
 def test_negative_zero_sums_to_positive_zero():
     assert np.signbit(np.float32(-0.0))
     assert not np.signbit(torch_sum(np.full(20, -0.0, np.float32)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
+def test_small_sums_take_the_scalar_path_bit_exact(dtype):
+    """Fewer elements than one SIMD vector are summed in scalar arithmetic (the fast
+    path): checked against torch over wide magnitudes (cancellation), signed zeros,
+    inf/nan, and shapes whose reduced dim is the only non-1 dim."""
+    torch = require_torch()
+    rng = np.random.default_rng(7)
+    bad = []
+    for n in range(1, 8):
+        for trial in range(400):
+            x = (rng.standard_normal(n) * 10.0 ** rng.integers(-8, 9, n)).astype(dtype)
+            if trial % 9 == 0:
+                x[rng.integers(0, n)] = -0.0
+            if trial % 13 == 0:
+                x[:] = -0.0
+            if trial == 17:
+                x[0] = np.inf
+            for a, d in ((x, None), (x.reshape(1, n), 1), (x.reshape(n, 1), 0), (x.reshape(1, n, 1), None)):
+                ref = (torch.from_numpy(a).sum() if d is None else torch.from_numpy(a).sum(d)).numpy()
+                if _bits(torch_sum(a, d)) != _bits(ref):
+                    bad.append((a.shape, d, x.tolist()))
+    assert not bad, bad[:3]

@@ -26,6 +26,8 @@ FUNCTIONAL: dict[str, object] = {} # torch.nn.functional.<name>
 _FUNCS: dict[str, object] = {}     # any exported function by its own name
 
 RESULT = object()  # in ``save=``: save the op's output (PyTorch's ``result``)
+_NO_EDGE = (None, 0)
+_NO_ATTRS = _record.EMPTY  # a node without attributes shares one read-only mapping
 
 
 class Op:
@@ -95,7 +97,10 @@ def get(name):
 def wrap_scalar(value):
     """A Python number as the 0-dim tensor PyTorch wraps it in (float -> float64,
     int -> int64, bool -> bool); flagged so promotion treats it as a scalar."""
-    if isinstance(value, bool):
+    cls = value.__class__
+    if cls is float:
+        t = Tensor._make(np.array(value, dtype=np.float64), dtypes.float64)
+    elif isinstance(value, bool):
         t = Tensor._make(np.array(value, dtype=np.bool_), dtypes.bool_)
     elif isinstance(value, int):
         t = Tensor._make(np.array(value, dtype=np.int64), dtypes.int64)
@@ -103,6 +108,11 @@ def wrap_scalar(value):
         t = Tensor._make(np.array(value, dtype=np.float64), dtypes.float64)
     t._wrapped = True
     return t
+
+
+from .. import node as _node  # noqa: E402
+
+_node._wrap_number = wrap_scalar
 
 
 class BadOperand(TypeError):
@@ -143,14 +153,15 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
     else:
         return t
     edges = []  # next_functions
-    meta = []   # (shape, dtype) of each input, for validating its gradient
+    meta = []   # (shape, dtype) of each input (None for a wrapped number), for validating its gradient
     for x in inputs:
         if x is None:
-            edges.append((None, 0))
+            edges.append(_NO_EDGE)
             meta.append(None)
         else:
-            edges.append(x._edge())
-            meta.append((x._data.shape, x._dtype))
+            e = x._edge()
+            edges.append(e)
+            meta.append(None if x._wrapped else (x._data.shape, x._dtype))
     saved = None
     if save:
         saved = {}
@@ -158,10 +169,10 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
             if v is RESULT:
                 saved[k] = SavedTensor(t, is_output=True)
             elif isinstance(v, Tensor):
-                saved[k] = SavedTensor(v)
+                saved[k] = SavedTensor.number(v._data.item()) if v._wrapped else SavedTensor(v)
             else:
                 saved[k] = v
-    node = Node(op_, tuple(edges), saved, attrs or {}, tuple(meta))
+    node = Node(op_, tuple(edges), saved, attrs or _NO_ATTRS, tuple(meta))
     t._requires_grad = True
     t.grad_fn = node
     rec = node.rec
@@ -170,6 +181,8 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
         rec.dtype = t._dtype.name
         for name, x in zip(op_.inputs, inputs):
             if x is not None and x._wrapped:
+                if not rec.scalars:
+                    rec.scalars = {}
                 rec.scalars[name] = x._data.item()
         r = _record.active
         if r.keep_values:

@@ -182,6 +182,24 @@ def _layout(a):
     return a, tuple(range(a.ndim))
 
 
+def _small(flat):
+    """``row(flat)`` for fewer elements than one SIMD vector, in scalar arithmetic: below
+    4 elements plain left to right from +0; from 4 on, ``p_k = x_k`` for k < 4, the rest
+    added to ``p_0`` in order, then ``((p0 + p1) + p2) + p3`` (the same order as
+    :func:`row`, without building the cascade's blocks)."""
+    zero = flat.dtype.type(0)
+    xs = flat.tolist() if flat.dtype == np.float64 else list(flat)  # Python floats are float64
+    if len(xs) < 4:
+        acc = zero + 0.0 if flat.dtype == np.float64 else zero
+        for v in xs:
+            acc = acc + v
+        return np.asarray(acc, flat.dtype)
+    p0 = zero + xs[0]
+    for v in xs[4:]:
+        p0 = p0 + v
+    return np.asarray(((p0 + (zero + xs[1])) + (zero + xs[2])) + (zero + xs[3]), flat.dtype)
+
+
 def torch_sum(array, axis=None, keepdims=False, dtype=None):
     """``array.sum(axis, keepdims=...)`` with torch's CPU float rounding (bit for bit for
     float32/float64 full and single-dim reductions of contiguous tensors)."""
@@ -199,6 +217,12 @@ def torch_sum(array, axis=None, keepdims=False, dtype=None):
         else:
             return np.asarray(a.sum(axis=axes, keepdims=keepdims))  # multi-dim: numpy's order
     w = _lanes(a.dtype)
+    if a.size < w and (axis is None or a.size == a.shape[axis % a.ndim]) and a.flags.c_contiguous:
+        res = _small(a.reshape(-1))
+        if axis is None:
+            return res.reshape((1,) * a.ndim) if keepdims else res
+        return res.reshape([1 if d == axis % a.ndim else n for d, n in enumerate(a.shape)]
+                           if keepdims else [n for d, n in enumerate(a.shape) if d != axis % a.ndim])
     threads = NUM_THREADS
     if axis is None:
         v, _ = _layout(a)

@@ -149,6 +149,123 @@ def render(trace) -> str:
     return dumps(document(trace))
 
 
+class Lazy:
+    """A list in a document whose items are made one at a time while it is written
+    (:func:`write`), so a large trace is never held as one document or one string."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items):
+        self.items = items
+
+
+def lazy_document(trace) -> dict:
+    """:func:`document` with ``nodes``, ``backward_passes`` and each pass's ``steps`` as
+    :class:`Lazy` lists."""
+    doc = document_head(trace)
+    doc["nodes"] = Lazy(node(n) for n in trace.nodes)
+    doc["backward_passes"] = Lazy(_lazy_pass(p) for p in trace.passes)
+    return doc
+
+
+def document_head(trace) -> dict:
+    """Every entry of :func:`document` but ``nodes`` and ``backward_passes``."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "script": trace.script,
+        "stdout": mask_addresses(trace.stdout),
+        "error": error(trace.error),
+        "warnings": [{"category": w["category"], "message": mask_addresses(w["message"]), "line": w.get("line")}
+                     for w in trace.warnings],
+        "variables": {name: variable(v) for name, v in trace.variables.items()},
+    }
+
+
+def _lazy_pass(p) -> dict:
+    out = backward_pass(_NoSteps(p))
+    out["steps"] = Lazy(_step(s) for s in p.steps)
+    return out
+
+
+class _NoSteps:
+    """A pass record seen without its steps (they are written one by one)."""
+
+    def __init__(self, p):
+        self._p = p
+        self.steps = ()
+
+    def __getattr__(self, name):
+        return getattr(self._p, name)
+
+
+def _step(s) -> dict:
+    step = {"node": node_id(s.node)}
+    if any(g is not None for g in s.grad_in):
+        step["grad_in"] = [array(g) for g in s.grad_in]
+    if any(g is not None for g in s.grads_out):
+        step["grads_out"] = [array(g) for g in s.grads_out]
+    if s.after is not None:
+        step["grad_before"] = array(s.before)
+        step["grad_after"] = array(s.after)
+    return step
+
+
+_END = object()
+
+
+def write(doc, out, level: int = 0) -> None:
+    """Write ``doc`` to the text stream ``out`` with exactly the bytes of :func:`dumps`
+    (sorted keys, ``indent=1``), streaming :class:`Lazy` lists item by item. A part
+    without Lazy lists is encoded by ``json.dumps`` alone and shifted right: with
+    ``indent`` the nesting depth only adds spaces after each newline (and strings never
+    hold a raw newline)."""
+    w = out.write
+    if isinstance(doc, Lazy):
+        it = iter(doc.items)
+        item = next(it, _END)
+        if item is _END:
+            w("[]")
+            return
+        pad = "\n" + " " * (level + 1)
+        w("[" + pad)
+        write(item, out, level + 1)
+        for item in it:
+            w("," + pad)
+            write(item, out, level + 1)
+        w("\n" + " " * level + "]")
+    elif isinstance(doc, dict) and any(isinstance(v, (Lazy, dict)) for v in doc.values()) \
+            and any(isinstance(v, Lazy) for v in _walk_values(doc)):
+        if not doc:
+            w("{}")
+            return
+        pad = "\n" + " " * (level + 1)
+        first = True
+        for k, v in sorted(doc.items()):
+            w(("{" if first else ",") + pad + _encode_key(k) + ": ")
+            first = False
+            write(v, out, level + 1)
+        w("\n" + " " * level + "}")
+    else:
+        text = dumps(doc)
+        w(text.replace("\n", "\n" + " " * level) if level else text)
+
+
+def _walk_values(d):
+    for v in d.values():
+        yield v
+        if isinstance(v, dict):
+            yield from _walk_values(v)
+
+
+def _encode_key(k) -> str:
+    return json.encoder.encode_basestring(k)
+
+
+def write_trace(trace, out) -> None:
+    """``render(trace)`` written to ``out`` piece by piece (the same bytes)."""
+    write(lazy_document(trace), out)
+
+
 def load_schema(name: str = "trace") -> dict:
     """The JSON Schema of a document: ``"trace"`` (run --json) or ``"check"`` (check --json)."""
     with open(SCHEMA_DIR / f"{name}-v{SCHEMA_VERSION}.json", encoding="utf-8") as f:

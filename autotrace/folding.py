@@ -1,0 +1,222 @@
+"""Lossless folding of the records of a long training loop.
+
+A loop like ``for step in range(10_000): loss = f(params); loss.backward()`` builds the
+same graph at every step. Kept as separate records, its node and step records grow by
+about 0.2 MiB a step, while PyTorch (whose graphs are freed) stays flat. When a
+recorder does not keep values (``run``, ``run --json``, ``check``, ``graph`` without
+``--values``), a step's records carry no numbers, so a range of node records that
+repeats an earlier range exactly, up to a shift of the ids, can be stored as a reference
+to that earlier range, and a pass whose steps repeat an earlier pass's the same way as a
+reference to that pass. Reading a folded record builds it again, equal to the original
+field for field; the public shape stays: ``trace.nodes[i]`` is a :class:`NodeRecord`
+with ``id == i``, ``len``/iteration/slicing work, ``pass.steps`` is a sequence of
+:class:`StepRecord`.
+
+What is folded, when: at the end of backward pass ``k`` (so after its graph is normally
+gone), the nodes created between the ends of passes ``k - 2`` and ``k - 1`` and the steps
+of pass ``k - 1``, when they match the first range/pass of their run of identical
+ranges field for field (ids inside the range shifted, ids outside it the same). Anything
+that differs (a Python number that changes with the loop counter, a different branch)
+stays a plain record. Folded records are rebuilt objects: a record changed after it was
+folded (a variable bound to a tensor of an old step) keeps the earlier field value.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+from .record import NodeRecord, StepRecord
+
+_NODE_FIELDS = ("name", "line", "col", "text", "statement", "shape", "dtype", "var_name", "saved",
+                "is_leaf", "op")
+
+
+class NodeList:
+    """``Recorder.nodes``: a list of :class:`NodeRecord` in which repeated ranges are
+    stored as references (see the module docstring)."""
+
+    __slots__ = ("_items", "_starts", "_segments")
+
+    def __init__(self):
+        self._items: list = []       # NodeRecord, or None where folded
+        self._starts: list = []      # start of each folded segment, ascending
+        self._segments: list = []    # (start, stop, template start, template stop)
+
+    def append(self, rec) -> None:
+        self._items.append(rec)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __bool__(self) -> bool:
+        return bool(self._items)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self._items)))]
+        r = self._items[i]
+        if r is None:
+            if i < 0:
+                i += len(self._items)
+            start, stop, t0, t1 = self._segments[bisect_right(self._starts, i) - 1]
+            r = _shifted_node(self._items[t0 + i - start], start - t0, t0, t1)
+        return r
+
+    def __iter__(self):
+        items = self._items
+        for i, r in enumerate(items):
+            yield r if r is not None else self[i]
+
+    def real(self, i):
+        """The stored record at ``i`` (None where folded)."""
+        return self._items[i]
+
+    def fold(self, start: int, stop: int, t0: int) -> None:
+        for i in range(start, stop):
+            self._items[i] = None
+        self._starts.append(start)
+        self._segments.append((start, stop, t0, t0 + (stop - start)))
+
+
+class FoldedSteps:
+    """``PassRecord.steps`` of a folded pass: the template pass's steps, node ids shifted."""
+
+    __slots__ = ("_template", "_delta", "_lo", "_hi")
+
+    def __init__(self, template, delta, lo, hi):
+        self._template, self._delta, self._lo, self._hi = template, delta, lo, hi
+
+    def __len__(self) -> int:
+        return len(self._template)
+
+    def __bool__(self) -> bool:
+        return bool(self._template)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self._template)))]
+        return _shifted_step(self._template[i], self._delta, self._lo, self._hi)
+
+    def __iter__(self):
+        d, lo, hi = self._delta, self._lo, self._hi
+        for s in self._template:
+            yield _shifted_step(s, d, lo, hi)
+
+    def append(self, step):  # pragma: no cover - a folded pass is finished
+        raise RuntimeError("a folded pass record takes no new steps")
+
+
+def _shift(j, delta, lo, hi):
+    return j + delta if j is not None and lo <= j < hi else j
+
+
+def _shifted_node(t: NodeRecord, delta, lo, hi) -> NodeRecord:
+    r = NodeRecord.__new__(NodeRecord)
+    for f in NodeRecord.__slots__:
+        setattr(r, f, getattr(t, f))
+    r.id = t.id + delta
+    r.inputs = tuple([(_shift(j, delta, lo, hi), nr) for j, nr in t.inputs])
+    return r
+
+
+def _shifted_step(t: StepRecord, delta, lo, hi) -> StepRecord:
+    return StepRecord(_shift(t.node, delta, lo, hi), list(t.grad_in), list(t.grads_out))
+
+
+def _same_value(a, b) -> bool:
+    if a is b:
+        return True
+    if a.__class__ is not b.__class__:
+        return False
+    if isinstance(a, float):
+        return repr(a) == repr(b)  # -0.0 and 0.0 differ; nan never folds
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _same_mapping(a, b) -> bool:
+    if a is b:
+        return True
+    if len(a) != len(b):
+        return False
+    for k, v in a.items():
+        if k not in b or not _same_value(v, b[k]):
+            return False
+    return True
+
+
+def _node_matches(r: NodeRecord, t: NodeRecord, delta, lo, hi) -> bool:
+    if r.value is not None or r.leaf_value is not None or r.leaf_grad is not None:
+        return False
+    if t.value is not None or t.leaf_value is not None or t.leaf_grad is not None:
+        return False
+    for f in _NODE_FIELDS:
+        a, b = getattr(r, f), getattr(t, f)
+        if a is not b and not _same_value(a, b):
+            return False
+    if not (_same_mapping(r.attrs, t.attrs) and _same_mapping(r.scalars, t.scalars)):
+        return False
+    ri, ti = r.inputs, t.inputs
+    if len(ri) != len(ti):
+        return False
+    for (j, nr), (tj, tnr) in zip(ri, ti):
+        if nr != tnr or j != _shift(tj, delta, lo, hi):
+            return False
+    return True
+
+
+def _step_matches(s: StepRecord, t: StepRecord, delta, lo, hi) -> bool:
+    if s.node != _shift(t.node, delta, lo, hi):
+        return False
+    if s.before is not None or s.after is not None or s.fan_in is not None:
+        return False
+    if t.before is not None or t.after is not None or t.fan_in is not None:
+        return False
+    if len(s.grad_in) != len(t.grad_in) or len(s.grads_out) != len(t.grads_out):
+        return False
+    return all(g is None for g in s.grad_in) and all(g is None for g in s.grads_out) \
+        and all(g is None for g in t.grad_in) and all(g is None for g in t.grads_out)
+
+
+class Folder:
+    """Decides what to fold after each backward pass (see the module docstring)."""
+
+    __slots__ = ("marks", "template")
+
+    def __init__(self):
+        self.marks = [(-1, 0)]  # (pass index, len(nodes)) at the end of each pass
+        self.template = None    # (node start, node stop, pass record) of the current run
+
+    def pass_done(self, rec) -> None:
+        """Called by the engine when a backward pass ends (also when it raised)."""
+        self.marks.append((len(rec.passes) - 1, len(rec.nodes)))
+        if len(self.marks) < 3:
+            return
+        (k0, start), (k, stop) = self.marks[-3], self.marks[-2]
+        p = rec.passes[k] if 0 <= k < len(rec.passes) else None
+        if p is None or k != k0 + 1 or not self._fold(rec, start, stop, p):
+            self.template = (start, stop, p) if p is not None and p.error is None else None
+
+    def _fold(self, rec, start, stop, p) -> bool:
+        t = self.template
+        if t is None or p.error is not None or not isinstance(p.steps, list):
+            return False
+        t0, t1, tp = t
+        if stop - start != t1 - t0 or stop == start or len(p.steps) != len(tp.steps) or tp.error is not None:
+            return False
+        delta = start - t0
+        nodes = rec.nodes
+        for i in range(stop - start):
+            r, tr = nodes.real(start + i), nodes.real(t0 + i)
+            if r is None or tr is None or not _node_matches(r, tr, delta, t0, t1):
+                return False
+        for s, ts in zip(p.steps, tp.steps):
+            if not _step_matches(s, ts, delta, t0, t1):
+                return False
+        if [_shift(r, delta, t0, t1) for r in tp.roots] != list(p.roots) \
+                or [_shift(r, delta, t0, t1) for r in tp.inputs] != list(p.inputs):
+            return False
+        nodes.fold(start, stop, t0)
+        p.steps = FoldedSteps(tp.steps, delta, t0, t1)
+        return True
