@@ -55,6 +55,12 @@ class VersionCounter:
         self.value = 0
 
 
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+    "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use "
+    "it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
+
+
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved.
 
@@ -75,6 +81,10 @@ class SavedTensor:
             self.requires_grad = True  # an op output that gets a node always requires grad
             self.output_nr = tensor._output_nr
         else:
+            if getattr(tensor, "_inference", False):
+                from . import grad_mode
+                if not grad_mode.inference:
+                    raise RuntimeError(INFERENCE_SAVED)
             self.tensor = tensor
             self.data = None
 
@@ -199,7 +209,7 @@ class Node:
     def name(self) -> str:
         """PyTorch's ``name()``: the node class name, C++-qualified for CopySlices."""
         n = self.op.node
-        return "torch::autograd::CopySlices" if n == "CopySlices" else n
+        return "torch::autograd::" + n if n in ("CopySlices", "CopyBackwards") else n
 
     @property
     def requires_grad(self) -> bool:

@@ -206,6 +206,9 @@ LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place 
 VIEW_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 
 
+INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal "
+    "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
 NO_GRAD_VIEW_INPLACE = (
     "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
     "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
@@ -220,7 +223,9 @@ MULTI_VIEW_INPLACE = (
 def check_inplace(t: Tensor, view_of_leaf: bool = True) -> None:
     """PyTorch's errors for in-place ops on leaves that require grad (outside no_grad),
     on views of such leaves, and on views made in no_grad mode or by multi-view ops
-    (torch 2.13 ``check_inplace``)."""
+    (torch 2.13 ``check_inplace``); inference tensors outside inference mode."""
+    if getattr(t, "_inference", False) and not grad_mode.inference:
+        raise RuntimeError(INFERENCE_INPLACE)
     if grad_mode.enabled and t._requires_grad:
         base = t._base
         if base is not None:
@@ -317,6 +322,7 @@ def load():
         return
     _loaded = True
     from . import arith, unary, reduce, shape, indexing, linalg, nn  # noqa: F401
+    from . import convert, fills, scatter  # noqa: F401
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
     Tensor._script_attrs = frozenset(
@@ -325,6 +331,6 @@ def load():
             "element_size", "device", "is_leaf", "requires_grad", "requires_grad_", "grad",
             "grad_fn", "retains_grad", "_version", "data", "T", "backward", "retain_grad",
             "register_hook", "detach", "detach_", "item", "tolist", "numpy", "type",
-            "is_floating_point", "cpu", "_base", "output_nr", "_output_nr",
+            "is_floating_point", "cpu", "_base", "output_nr", "_output_nr", "is_inference",
         } - {n for n in METHODS if n.startswith("__")}
     )

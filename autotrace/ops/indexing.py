@@ -480,29 +480,8 @@ def index_select_backward(g: Tensor, indices: Tensor, shape, dim, keepdim) -> Te
     return make(SCATTER_BACK, out, (g,), attrs={"indices": Tensor._make(idx), "dim": dim})
 
 
-@op("gather", "GatherBackward0", ("self",), vjp={"self": "zeros(self.sizes()).scatter_add(dim, index, grad)"},
-    local={"self": "1 at each gathered index"})
-def GATHER(ctx, g):
-    out = np.zeros(ctx.self_sym_sizes, dtype=g._data.dtype)
-    idx = ctx.index._data
-    np.add.at(out, _along_key(idx, ctx.dim), g._data)
-    return (make(SCATTER_BACK, out, (g,), attrs={"indices": ctx.index, "dim": ctx.dim}),)
-
-
-def _along_key(idx, dim):
-    key = list(np.indices(idx.shape, sparse=True))
-    key[dim] = idx
-    return tuple(key)
-
-
-@export(torch=("gather",), tensor=("gather",))
-def gather(input, dim, index):
-    d = wrap_dim(dim, input.ndim)
-    out = np.take_along_axis(input._data, index._data, axis=d)
-    return make(GATHER, out, (input,), attrs={"self_sym_sizes": input._data.shape, "dim": d, "index": index})
-
-
 def take_along(g: Tensor, indices: Tensor, dim: int) -> Tensor:
+    from .scatter import gather
     return gather(g, dim, indices)
 
 

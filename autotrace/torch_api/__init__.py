@@ -81,7 +81,7 @@ def modules() -> dict:
 
     from .. import dtypes, engine, grad_mode, ops, printing
     from ..tensor import Tensor, Size
-    from . import creation, nn as nn_mod
+    from . import creation, legacy, nn as nn_mod
     from .namespace import Namespace
 
     ops.load()
@@ -104,15 +104,9 @@ def modules() -> dict:
     def get_default_dtype():
         return dtypes.default_float
 
-    torch_members = {n: _checked(n, f) for n, f in ops.TORCH.items()}
+    from ..ops.convert import with_out
+    torch_members = {n: with_out(n, _checked(n, f)) for n, f in ops.TORCH.items()}
     torch_members.update({
-        "tensor": creation.tensor, "as_tensor": creation.as_tensor, "from_numpy": creation.as_tensor,
-        "ones": creation.ones, "zeros": creation.zeros, "empty": creation.empty, "full": creation.full,
-        "ones_like": creation.ones_like, "zeros_like": creation.zeros_like, "empty_like": creation.empty_like,
-        "full_like": creation.full_like, "arange": creation.arange, "linspace": creation.linspace,
-        "eye": creation.eye, "rand": creation.rand, "randn": creation.randn, "randint": creation.randint,
-        "randperm": creation.randperm, "rand_like": creation.rand_like, "randn_like": creation.randn_like,
-        "manual_seed": creation.manual_seed, "initial_seed": creation.initial_seed, "seed": creation.initial_seed,
         "no_grad": grad_mode.no_grad, "enable_grad": grad_mode.enable_grad,
         "set_grad_enabled": grad_mode.set_grad_enabled, "is_grad_enabled": grad_mode.is_grad_enabled,
         "inference_mode": grad_mode.inference_mode,
@@ -122,6 +116,7 @@ def modules() -> dict:
     })
     for alias, d in dtypes.ALIASES.items():
         torch_members[alias] = d
+    torch_members.update(creation.members())
 
     functional = Namespace("torch.nn.functional", {n: _checked(n, f, functional=True) for n, f in ops.FUNCTIONAL.items()})
     utils = Namespace("torch.nn.utils", {
@@ -146,7 +141,8 @@ def modules() -> dict:
     autograd = Namespace("torch.autograd", {
         "grad": engine.grad, "backward": engine.backward, "functional": autograd_functional_ns,
         "no_grad": grad_mode.no_grad, "enable_grad": grad_mode.enable_grad,
-        "set_grad_enabled": grad_mode.set_grad_enabled,
+        "set_grad_enabled": grad_mode.set_grad_enabled, "Variable": legacy.Variable,
+        "inference_mode": grad_mode.inference_mode,
     })
     optim_members = {}
     try:
