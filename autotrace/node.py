@@ -209,7 +209,7 @@ class Node:
     def name(self) -> str:
         """PyTorch's ``name()``: the node class name, C++-qualified for CopySlices."""
         n = self.op.node
-        return "torch::autograd::" + n if n in ("CopySlices", "CopyBackwards") else n
+        return "torch::autograd::" + n if n in ("CopySlices", "CopyBackwards", "NotImplemented") else n
 
     @property
     def requires_grad(self) -> bool:

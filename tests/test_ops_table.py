@@ -293,6 +293,80 @@ spec("binary_cross_entropy_with_logits", shapes=fixed_shapes((3, 4), (3, 4), (4,
                          L.F.binary_cross_entropy_with_logits(a, b, pos_weight=pw, reduction="none")))
 
 
+# -- tensor library: creation, in-place initialisers, gather/scatter, einsum ------------------------
+
+
+def _seeded(fill):
+    """A random in-place fill on a non-leaf, with the same seed in both libraries."""
+    def call(L, a):
+        L.t.manual_seed(3)
+        y = a * 1
+        fill(L, y)
+        return y
+    return call
+
+
+_P = np.array([0.2, 0.7, 0.5, 0.9])
+for _n, _f in [("uniform", lambda L, y: y.uniform_(-1.0, 2.0)), ("normal", lambda L, y: y.normal_(1.0, 0.5)),
+               ("random_from", lambda L, y: y.random_(2, 9)), ("random_to", lambda L, y: y.random_(7)),
+               ("random", lambda L, y: y.random_()), ("bernoulli_scalar", lambda L, y: y.bernoulli_(0.3)),
+               ("exponential", lambda L, y: y.exponential_(2.0)),
+               ("bernoulli_tensor", lambda L, y: y.bernoulli_(L.tensor(_P.astype(np.float32), False)))]:
+    spec(_n, shapes=fixed_shapes((5, 4)), nondiff=True, gradcheck=False)(_seeded(_f))
+spec("copy", shapes=fixed_shapes((2, 3), (3,)), domains=(ANY, ANY))(lambda L, a, b: (a * 1).copy_(b))
+_IDX = np.array([[0, 1], [3, 3], [2, 0]])
+spec("scatter", shapes=fixed_shapes((3, 4), (3, 2)), domains=(ANY, ANY))(
+    lambda L, a, b: L.t.scatter(a, 1, L.tensor(np.array([[0, 2], [3, 1], [2, 0]]), False), b))
+spec("scatter_value", shapes=fixed_shapes((3, 4)))(lambda L, a: a.scatter(1, L.tensor(_IDX, False), 1.5))
+spec("scatter_not_implemented", shapes=fixed_shapes((3, 4), (3, 2)), domains=(ANY, ANY), grads=(False, False),
+     nondiff=True, gradcheck=False)(lambda L, a, b: a.scatter(1, L.tensor(_IDX, False), b, reduce="add"))
+spec("scatter_add", shapes=fixed_shapes((3, 4), (3, 2)), domains=(ANY, ANY))(
+    lambda L, a, b: L.t.scatter_add(a, 1, L.tensor(_IDX, False), b))
+spec("scatter_reduce", shapes=fixed_shapes((3, 4), (3, 2)), domains=(NZ, NZ), gradgrad=False)(
+    lambda L, a, b: (a.scatter_reduce(1, L.tensor(_IDX, False), b, "sum"),
+                     a.scatter_reduce(1, L.tensor(_IDX, False), b, "mean", include_self=False),
+                     a.scatter_reduce(0, L.tensor(_IDX[:2] % 3, False), b[:2] * 3, "amax"),
+                     a.scatter_reduce(1, L.tensor(_IDX, False), b, "prod")))
+spec("index_add", shapes=fixed_shapes((4, 3), (3, 3)), domains=(ANY, ANY))(
+    lambda L, a, b: a.index_add(0, L.tensor(np.array([1, 3, 1]), False), b, alpha=2))
+spec("index_fill", shapes=fixed_shapes((4, 3)))(lambda L, a: a.index_fill(1, L.tensor(np.array([2, 0]), False), -1.0))
+spec("masked_select", shapes=fixed_shapes((3, 4)), domains=(NZ,))(lambda L, a: a.masked_select(a > 0))
+spec("masked_scatter", shapes=fixed_shapes((3, 4), (13,)), domains=(NZ, ANY))(
+    lambda L, a, b: a.masked_scatter(a > 0, b))
+spec("take_flat", shapes=fixed_shapes((3, 4)))(lambda L, a: L.t.take(a, L.tensor(np.array([[0, 11], [-1, 0]]), False)))
+spec("diagonal", shapes=fixed_shapes((3, 4, 2)))(lambda L, a: (a.diagonal(1, 0, 1), L.t.diagonal(a, -1, 2, 0)))
+_EINSUM = [("ii->i", (3, 3)), ("ij,jk->ik", (2, 3), (3, 4)), ("bij,bjk->bik", (2, 2, 3), (2, 3, 2)),
+           ("i,j->ij", (2,), (3,)), ("...ij,...jk", (2, 2, 3), (3, 2)), ("ij,jk,kl->il", (2, 3), (3, 2), (2, 2)),
+           ("iij->j", (2, 2, 3)), ("bhqd,bhkd->bhqk", (1, 2, 3, 2), (1, 2, 2, 2))]
+
+
+def _einsum_spec(eq):
+    return lambda L, *xs: L.t.einsum(eq, *xs)
+
+
+def test_einsum_against_torch():
+    """einsum has no op of its own (it is torch's decomposition): its equations go through
+    the harness here, each with its node chain, grads and gradcheck."""
+    for eq, *shapes in _EINSUM:
+        sp = Spec(call=_einsum_spec(eq), shapes=fixed_shapes(*shapes), domains=(ANY,) * len(shapes))
+        rng = np.random.default_rng(0)
+        for dtype in ("float32", "float64"):
+            arrs = [rng.uniform(-2, 2, s).astype(dtype) for s in shapes]
+            _compare(sp, "einsum " + eq, arrs, dtype)
+        _gradcheck(sp, "einsum " + eq, [a.astype("float64") for a in arrs])
+
+
+def test_scatter_reduce_arg_has_no_derivative():
+    """scatter(..., reduce=) records torch's NotImplemented node; backward raises its error."""
+    for L in (TORCH, OURS):
+        a = L.tensor(np.ones((2, 3), dtype=np.float32), True)
+        r = a.scatter(1, L.tensor(np.array([[0, 0], [1, 1]]), False), L.tensor(np.ones((2, 2), np.float32), False),
+                      reduce="add")
+        assert r.grad_fn.name() == "torch::autograd::NotImplemented"
+        with pytest.raises(RuntimeError, match="derivative for aten::scatter is not implemented"):
+            r.sum().backward()
+
+
 # -- machinery -------------------------------------------------------------------------------------
 
 

@@ -166,7 +166,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
 @op("scatter_not_implemented", "NotImplemented", ("self", "src"),
     vjp={"self": "not implemented", "src": "not implemented"}, local={"self": "-", "src": "-"})
 def SCATTER_NOT_IMPL(ctx, g):
-    raise RuntimeError("the derivative for 'scatter' with reduce is not implemented.")
+    raise RuntimeError("derivative for aten::scatter is not implemented")
 
 
 @export(tensor=("scatter_",))
