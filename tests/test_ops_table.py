@@ -344,6 +344,34 @@ def _einsum_spec(eq):
     return lambda L, *xs: L.t.einsum(eq, *xs)
 
 
+spec("sort", shapes=at_least(1))(lambda L, a: (a.sort(-1)[0], a.sort(0, descending=True).values))
+# torch picks among tied values by quickselect order: the inputs here have no ties
+spec("topk", shapes=fixed_shapes((3, 5)))(
+    lambda L, a: (_spread(L, a).topk(2)[0], _spread(L, a).topk(2, 0, largest=False).values))
+spec("kthvalue", shapes=fixed_shapes((3, 5)))(
+    lambda L, a: (_spread(L, a).kthvalue(2)[0], _spread(L, a).kthvalue(3, 0, keepdim=True).values))
+spec("median", shapes=unary())(lambda L, a: a.median())
+spec("median_dim", shapes=fixed_shapes((3, 4)))(lambda L, a: _spread(L, a).median(-1)[0])
+spec("cummax", shapes=at_least(1), gradgrad=False)(lambda L, a: a.cummax(-1)[0])
+spec("cummin", shapes=at_least(1), gradgrad=False)(lambda L, a: L.t.cummin(a, 0).values)
+
+
+def test_sorting_predicates_against_torch():
+    """Index outputs and the no-gradient predicates on ties, NaN and integer inputs."""
+    x = np.array([[3.0, np.nan, 1.0, 3.0], [2.0, 2.0, -np.inf, np.inf]], dtype=np.float32)
+    i = np.array([[0, 3, 0], [5, 0, 1]])
+    for arr in (x, i):
+        t, o = TORCH.tensor(arr, False), OURS.tensor(arr, False)
+        pairs = [(t.sort(1), o.sort(1)), (t.sort(1, descending=True), o.sort(1, descending=True)),
+                 (t.argsort(0), o.argsort(0)), (t.any(1), o.any(1)),
+                 (t.all(), o.all()), (t.any(0, keepdim=True), o.any(0, keepdim=True)), (t.nonzero(), o.nonzero()),
+                 (t.cummax(1), o.cummax(1))]
+        for tr, ours in pairs:
+            for a, b in zip(_as_tuple(tr), _as_tuple(ours)):
+                assert str(a.dtype).replace("torch.", "") == b.dtype.name
+                np.testing.assert_array_equal(_np(b), _np(a))
+
+
 def test_einsum_against_torch():
     """einsum has no op of its own (it is torch's decomposition): its equations go through
     the harness here, each with its node chain, grads and gradcheck."""
