@@ -372,6 +372,26 @@ def test_sorting_predicates_against_torch():
                 np.testing.assert_array_equal(_np(b), _np(a))
 
 
+for _n, _d in [("asin", UNIT), ("acos", UNIT), ("atan", ANY), ("asinh", ANY), ("atanh", UNIT), ("sinh", ANY),
+               ("cosh", ANY), ("logit", UNIT)]:
+    spec(_n, shapes=unary(), domains=(_d,))((lambda n: lambda L, a: getattr(L.t, n)(a))(_n))
+spec("acosh", shapes=unary(), domains=(POS,))(lambda L, a: L.t.acosh(a + 1.2))
+spec("atan2", shapes=binary(), domains=(NZ, NZ))(lambda L, a, b: L.t.atan2(a, b))
+spec("hypot", shapes=binary(), domains=(NZ, NZ))(lambda L, a, b: L.t.hypot(a, b))
+spec("xlogy", shapes=binary(), domains=(ANY, POS))(lambda L, a, b: L.t.xlogy(a, b))
+spec("lerp", shapes=binary(), domains=(ANY, ANY))(lambda L, a, b: (L.t.lerp(a, b, 0.3), L.t.lerp(a, b, 0.8)))
+spec("lerp_tensor", shapes=fixed_shapes((3, 4), (4,), (3, 1)), domains=(ANY, ANY, UNIT))(
+    lambda L, a, b, w: L.t.lerp(a, b, w))
+spec("addcmul", shapes=fixed_shapes((4,), (3, 4), (3, 1)), domains=(ANY, ANY, ANY))(
+    lambda L, a, b, c: L.t.addcmul(a, b, c, value=0.5))
+spec("addcdiv", shapes=fixed_shapes((3, 4), (3, 4), (4,)), domains=(ANY, ANY, POS))(
+    lambda L, a, b, c: a.addcdiv(b, c, value=2))
+spec("tril", shapes=at_least(2))(lambda L, a: a.tril())
+spec("triu", shapes=at_least(2))(lambda L, a: L.t.triu(a, 1))
+spec("trace", shapes=fixed_shapes((3, 4)))(lambda L, a: a.trace())
+spec("roll", shapes=fixed_shapes((3, 4)))(lambda L, a: (a.roll(1), a.roll((1, -2), (0, 1))))
+
+
 def test_einsum_against_torch():
     """einsum has no op of its own (it is torch's decomposition): its equations go through
     the harness here, each with its node chain, grads and gradcheck."""
