@@ -22,9 +22,14 @@ _kth_ret = namedtuple("kthvalue", ["values", "indices"])
 _median_ret = namedtuple("median", ["values", "indices"])
 _cummax_ret = namedtuple("cummax", ["values", "indices"])
 _cummin_ret = namedtuple("cummin", ["values", "indices"])
+def _return_repr(self) -> str:
+    return f"torch.return_types.{type(self).__name__}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
 for _t in (_sort_ret, _topk_ret, _kth_ret, _median_ret, _cummax_ret, _cummin_ret):
     _t._script_attrs = frozenset({"values", "indices"})
     _t.__module__ = "torch.return_types"
+    _t.__repr__ = _t.__str__ = _return_repr
 
 
 def _order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
