@@ -134,8 +134,10 @@ def _bernoulli_tensor(g, probs, dtype):
     if probs.size and not (np.all(probs >= 0) and np.all(probs <= 1)):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
                            "be improved?  If so, please report an enhancement request to PyTorch.)")
-    u = g._uniform01(probs.size, np.dtype(np.float32)).reshape(probs.shape)
-    return (u < probs.astype(np.float32)).astype(dtype)
+    # torch's CPU kernel draws a uniform of the probabilities' own precision
+    pd = np.float64 if probs.dtype == np.float64 else np.float32
+    u = g._uniform01(probs.size, np.dtype(pd)).reshape(probs.shape)
+    return (u < probs.astype(pd)).astype(dtype)
 
 
 @export(tensor=("exponential_",))

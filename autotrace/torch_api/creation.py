@@ -386,9 +386,9 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     else:
         out = np.empty((rows.shape[0], num_samples), dtype=np.int64)
         for r in range(rows.shape[0]):
-            cum = np.cumsum(rows[r].astype(np.float64 if x.dtype == np.float64 else np.float32))
+            cum = np.cumsum(rows[r].astype(np.float64))
             cum = cum / cum[-1]
-            u = g._uniform01(num_samples, np.dtype(x.dtype))
+            u = g._uniform01(num_samples, np.dtype(np.float64))
             out[r] = np.minimum(np.searchsorted(cum, u, side="right"), n_cat - 1)
     return Tensor._make(out.reshape(x.shape[:-1] + (num_samples,)).astype(np.int64))
 
