@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import weakref
 
-from . import record, site
+from . import anomaly as _anomaly, record, site
 from .record import NodeRecord
 
 SAVED_FREED = (
@@ -191,6 +191,8 @@ class Node:
         self.retains_grad = None
         self.post_hooks = None
         self.metadata = {}
+        if _anomaly.enabled:
+            self.metadata["traceback_"] = _anomaly.forward_trace(site.current)
         self._addr = None
         rec = record.active
         if rec is not None:

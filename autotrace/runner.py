@@ -88,9 +88,11 @@ def _numeric(v) -> bool:
 
 
 def _reset_state(seed: int = DEFAULT_SEED) -> None:
-    from . import diagnostics, grad_mode, node, printing, random
+    from . import anomaly, diagnostics, grad_mode, node, printing, random
 
     grad_mode.enabled = True
+    grad_mode.inference = False
+    anomaly.reset()
     node.reset_sequence()
     diagnostics.reset()
     printing.set_printoptions(profile="default")
@@ -109,6 +111,8 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
 
     options = options or Options()
     text = source.decode("utf-8", errors="replace") if isinstance(source, bytes) else source
+    from . import anomaly
+    anomaly.script = filename
     try:
         program = parse_script(source, filename)
     except ScriptRejected as rejected:

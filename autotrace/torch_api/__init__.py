@@ -79,7 +79,7 @@ def modules() -> dict:
         return _cache
     import numpy as np
 
-    from .. import dtypes, engine, grad_mode, ops, printing
+    from .. import anomaly, dtypes, engine, grad_mode, ops, printing
     from ..tensor import Tensor, Size
     from . import creation, legacy, nn as nn_mod
     from .namespace import Namespace
@@ -142,6 +142,7 @@ def modules() -> dict:
         "grad": engine.grad, "backward": engine.backward, "functional": autograd_functional_ns,
         "no_grad": grad_mode.no_grad, "enable_grad": grad_mode.enable_grad,
         "set_grad_enabled": grad_mode.set_grad_enabled, "Variable": legacy.Variable,
+        "detect_anomaly": anomaly.detect_anomaly, "set_detect_anomaly": anomaly.set_detect_anomaly,
         "inference_mode": grad_mode.inference_mode,
     })
     optim_members = {}

@@ -437,7 +437,7 @@ def set_rng_state(new_state):
 def members() -> dict:
     """The ``torch.*`` names this module and the legacy constructors provide; every
     function is wrapped to accept ``out=`` (:func:`autotrace.ops.convert.with_out`)."""
-    from .. import device as dev, grad_mode
+    from .. import anomaly, device as dev, grad_mode
     from ..ops.convert import with_out
     from . import legacy
     from .namespace import Namespace
@@ -456,6 +456,8 @@ def members() -> dict:
         "get_rng_state": get_rng_state, "set_rng_state": set_rng_state, "Generator": Generator,
         "device": dev.device, "cuda": Namespace("torch.cuda", dev.cuda_members()),
         "is_inference_mode_enabled": grad_mode.is_inference_mode_enabled,
+        "is_anomaly_enabled": anomaly.is_anomaly_enabled,
+        "is_anomaly_check_nan_enabled": anomaly.is_anomaly_check_nan_enabled,
     })
     out.update(legacy.TYPED)
     return out
