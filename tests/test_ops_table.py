@@ -392,6 +392,44 @@ spec("trace", shapes=fixed_shapes((3, 4)))(lambda L, a: a.trace())
 spec("roll", shapes=fixed_shapes((3, 4)))(lambda L, a: (a.roll(1), a.roll((1, -2), (0, 1))))
 
 
+spec("baddbmm", shapes=fixed_shapes((3, 1), (2, 3, 4), (2, 4, 2)), domains=(ANY, ANY, ANY))(
+    lambda L, a, b, c: L.t.baddbmm(a, b, c, beta=0.5, alpha=2))
+spec("linalg_cross", shapes=fixed_shapes((2, 3), (1, 3)), domains=(ANY, ANY))(
+    lambda L, a, b: (L.t.linalg.cross(a, b), L.t.cross(a.t(), b.t().expand(3, 2), dim=0)))
+spec("diag_embed", shapes=at_least(1))(lambda L, a: (a.diag_embed(), L.t.diag_embed(a, 1, 0, -1)))
+spec("diag_copy", shapes=fixed_shapes((3, 4)))(lambda L, a: (a.diag(), L.t.diag(a, -1), a[0].diag(1)))
+spec("cdist", shapes=fixed_shapes((2, 3, 4), (2, 5, 4)), domains=(ANY, ANY))(
+    lambda L, a, b: (L.t.cdist(a, b + 5), L.t.cdist(a, b + 5, p=1.5)))
+spec("logcumsumexp", shapes=at_least(1))(lambda L, a: a.logcumsumexp(-1))
+spec("nan_to_num", shapes=unary(), domains=(NZ,))(lambda L, a: (a.log().nan_to_num(0.5), (a * 1e300 * 1e10).nan_to_num(posinf=7.0, neginf=-7.0)))
+spec("sgn", shapes=unary(), nondiff=True, gradcheck=False)(lambda L, a: a.sgn() + a)  # torch's grad is a ZeroTensor
+spec("erfinv", shapes=unary(), domains=(UNIT,))(lambda L, a: (a * 2 - 1).erfinv())
+
+
+def test_compositions_against_torch():
+    """Ops torch writes as compositions (their node chains come from the ops they use)."""
+    comps = [("meshgrid", lambda L, a, b: L.t.meshgrid(a, b, indexing="ij") + L.t.meshgrid(a, b, indexing="xy"),
+              [(3,), (4,)]),
+             ("diff", lambda L, a: (a.diff(), L.t.diff(a, n=2, dim=0)), [(4, 3)]),
+             ("diff prepend", lambda L, a, b: L.t.diff(a, dim=0, prepend=b), [(4, 3), (1, 3)]),
+             ("tensordot", lambda L, a, b: (L.t.tensordot(a, b, dims=1), L.t.tensordot(a, b, dims=([0], [1]))),
+              [(3, 4), (4, 3)]),
+             ("kron", lambda L, a, b: L.t.kron(a, b), [(2, 3), (2, 2)]),
+             ("fliplr", lambda L, a: (a.fliplr(), L.t.flipud(a)), [(2, 3)]),
+             ("allclose", lambda L, a: (a.isclose(a + 1e-9), L.t.isclose(a, a * 2)), [(3,)])]
+    for name, call, shapes in comps:
+        sp = Spec(call=call, shapes=fixed_shapes(*shapes), domains=(ANY,) * len(shapes))
+        rng = np.random.default_rng(1)
+        for dtype in ("float32", "float64"):
+            arrs = [rng.uniform(-2, 2, s).astype(dtype) for s in shapes]
+            _compare(sp, name, arrs, dtype)
+    for L in (TORCH, OURS):
+        a = L.tensor(np.array([1.0, 2.0], np.float32), False)
+        assert L.t.allclose(a, a + 1e-7) and a.equal(a * 1) and not L.t.equal(a, a[:1])
+        with pytest.raises(RuntimeError, match="Float did not match Long"):
+            L.t.allclose(a, L.tensor(np.array([1, 2]), False))
+
+
 def test_einsum_against_torch():
     """einsum has no op of its own (it is torch's decomposition): its equations go through
     the harness here, each with its node chain, grads and gradcheck."""

@@ -86,15 +86,6 @@ def modules() -> dict:
 
     ops.load()
 
-    def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
-
-    def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return Tensor._make(np.isclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
-
-    def equal(input, other):
-        return bool(input._data.shape == other._data.shape and np.array_equal(input._data, other._data))
-
     def is_tensor(obj):
         return isinstance(obj, Tensor)
 
@@ -110,7 +101,7 @@ def modules() -> dict:
         "no_grad": grad_mode.no_grad, "enable_grad": grad_mode.enable_grad,
         "set_grad_enabled": grad_mode.set_grad_enabled, "is_grad_enabled": grad_mode.is_grad_enabled,
         "inference_mode": grad_mode.inference_mode,
-        "allclose": allclose, "isclose": isclose, "equal": equal, "is_tensor": is_tensor, "numel": numel,
+        "is_tensor": is_tensor, "numel": numel,
         "set_printoptions": printing.set_printoptions, "get_default_dtype": get_default_dtype,
         "Tensor": Tensor, "Size": Size, "pi": _math.pi, "inf": _math.inf, "nan": _math.nan, "e": _math.e,
     })

@@ -439,6 +439,7 @@ def members() -> dict:
     function is wrapped to accept ``out=`` (:func:`autotrace.ops.convert.with_out`)."""
     from .. import anomaly, device as dev, grad_mode
     from ..ops.convert import with_out
+    from ..ops.matrix import linalg_cross
     from . import legacy
     from .namespace import Namespace
 
@@ -455,6 +456,7 @@ def members() -> dict:
         "manual_seed": manual_seed, "initial_seed": initial_seed, "seed": seed,
         "get_rng_state": get_rng_state, "set_rng_state": set_rng_state, "Generator": Generator,
         "device": dev.device, "cuda": Namespace("torch.cuda", dev.cuda_members()),
+        "linalg": Namespace("torch.linalg", {"cross": linalg_cross}),
         "is_inference_mode_enabled": grad_mode.is_inference_mode_enabled,
         "is_anomaly_enabled": anomaly.is_anomaly_enabled,
         "is_anomaly_check_nan_enabled": anomaly.is_anomaly_check_nan_enabled,
