@@ -45,4 +45,4 @@ print(torch.FloatTensor, Variable, torch.Generator)
     assert t.error is None, t.error
     assert t.stdout == ("True True\ntensor([1., 2., 3.]) tensor([1, 2, 0]) 1 0 False\n"
                         "<class 'torch.FloatTensor'> <class 'torch.autograd.variable.Variable'> "
-                        "<class 'torch.Generator'>\n")
+                        "<class 'torch._C.Generator'>\n")

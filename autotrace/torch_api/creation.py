@@ -417,7 +417,7 @@ class _GeneratorType(type):
         return isinstance(obj, random.Generator)
 
     def __repr__(cls):
-        return "<class 'torch.Generator'>"
+        return "<class 'torch._C.Generator'>"
 
 
 class Generator(metaclass=_GeneratorType):
