@@ -44,6 +44,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     """``torch.tensor(data)``: a new leaf tensor; floats give float32, ints int64, bools
     bool, unless ``dtype`` is given. ``requires_grad=True`` on an integer dtype raises
     PyTorch's RuntimeError."""
+    _device.check(device)
     given = dtype
     try:
         if dtype is None:
@@ -181,6 +182,7 @@ def full_like(input, fill_value, *, dtype=None, requires_grad=False, device=None
 
 def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, device=None):
     """``torch.arange``: int64 for integer arguments, float32 when any is a float."""
+    _device.check(device)
     if end is None:
         start, end = 0, start
     args = [_num(start), _num(end), _num(step)]
@@ -195,6 +197,7 @@ def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, device=N
 
 
 def linspace(start, end, steps, *, dtype=None, requires_grad=False, device=None):
+    _device.check(device)
     dtype = dtype or dtypes.default_float
     start, end = _num(start), _num(end)
     resources.check_shape((steps,))
@@ -210,6 +213,7 @@ def linspace(start, end, steps, *, dtype=None, requires_grad=False, device=None)
 
 
 def eye(n, m=None, *, dtype=None, requires_grad=False, device=None):
+    _device.check(device)
     dtype = dtype or dtypes.default_float
     resources.check_shape((n, m if m is not None else n))
     return _finish(np.eye(n, m if m is not None else n, dtype=dtype.np), dtype, requires_grad)

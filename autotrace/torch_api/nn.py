@@ -50,7 +50,7 @@ class Module:
 
     _script_attrs = frozenset({"parameters", "named_parameters", "zero_grad", "train", "eval",
                                "training", "forward", "children", "modules", "requires_grad_",
-                               "state_dict", "to", "float", "double", "apply"})
+                               "state_dict", "to", "float", "double", "apply", "cuda", "cpu"})
     _script_setattrs = frozenset({"training"})
 
     def __init__(self):
@@ -126,11 +126,22 @@ class Module:
         return {n: p.detach() for n, p in self.named_parameters()}
 
     def to(self, *args, **kwargs):
+        from .. import device as _device
+        for a in list(args) + [kwargs.get("device")]:
+            if isinstance(a, (str, _device.Device)) or (isinstance(a, int) and not isinstance(a, bool)):
+                _device.check(a)  # CPU-only: 'cuda' raises torch's AssertionError
         for a in args:
             if isinstance(a, dtypes.DType):
                 for p in self.parameters():
                     p._data = p._data.astype(a.np)
                     p._dtype = a
+        return self
+
+    def cuda(self, device=None):
+        from .. import device as _device
+        raise AssertionError(_device.NO_CUDA)
+
+    def cpu(self):
         return self
 
     def float(self):

@@ -22,3 +22,10 @@ for bad in (lambda: x.cuda(), lambda: x.to('cuda'), lambda: torch.zeros(2, devic
 o = torch.empty(2)
 res = torch.exp(torch.ones(2), out=o)
 print(res is o, o)
+net = torch.nn.Linear(2, 1).to(dev)
+net.cpu()
+for bad in (lambda: net.cuda(), lambda: net.to('cuda'), lambda: torch.tensor([1.0], device='cuda')):
+    try:
+        bad()
+    except AssertionError as e:
+        print(repr(e))
