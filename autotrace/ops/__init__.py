@@ -223,9 +223,7 @@ MULTI_VIEW_INPLACE = (
 def check_inplace(t: Tensor, view_of_leaf: bool = True) -> None:
     """PyTorch's errors for in-place ops on leaves that require grad (outside no_grad),
     on views of such leaves, and on views made in no_grad mode or by multi-view ops
-    (torch 2.13 ``check_inplace``); inference tensors outside inference mode."""
-    if getattr(t, "_inference", False) and not grad_mode.inference:
-        raise RuntimeError(INFERENCE_INPLACE)
+    (torch 2.13 ``check_inplace``)."""
     if grad_mode.enabled and t._requires_grad:
         base = t._base
         if base is not None:
@@ -267,6 +265,8 @@ def commit_inplace(t: Tensor, result: Tensor) -> Tensor:
             raise inplace_broadcast_error(t._data.shape, [data.shape]) from None
     else:
         np.copyto(t._data, data)
+    if getattr(t, "_inference", False) and not grad_mode.inference:
+        raise RuntimeError(INFERENCE_INPLACE)  # torch checks after its kernel wrote the data
     t._version_counter.value += 1
     if saved:
         for v in saved.values():

@@ -273,6 +273,9 @@ def setitem(input, key, value):
         raise RuntimeError(
             f"shape mismatch: value tensor of shape [{', '.join(map(str, np.shape(v)))}] cannot be broadcast "
             f"to indexing result of shape [{', '.join(map(str, shape))}]") from None
+    if getattr(input, "_inference", False) and not grad_mode.inference:
+        from . import INFERENCE_INPLACE
+        raise RuntimeError(INFERENCE_INPLACE)  # after the write, as torch
     input._version_counter.value += 1
     if grad_mode.enabled and (input._requires_grad or (src is not None and src._requires_grad)):
         edges = (input._edge(), src._edge() if src is not None else (None, 0))

@@ -14,7 +14,7 @@ with torch.inference_mode():
 print(inf.is_inference(), x.is_inference())
 for bad in (lambda: x.cuda(), lambda: x.to('cuda'), lambda: torch.zeros(2, device='cuda'),
             lambda: torch.device('gpu'), lambda: torch.ones(2, out=x), lambda: torch.add(x, 1, out=torch.empty(2)),
-            lambda: (x * inf).sum()):
+            lambda: inf.add_(1), lambda: inf.fill_(7), lambda: (x * inf).sum()):
     try:
         bad()
     except (AssertionError, RuntimeError) as e:
