@@ -118,6 +118,7 @@ def _noop_seed(seed=None):
 
 
 def cuda_members() -> dict:
-    return {"is_available": is_available, "device_count": device_count, "current_device": current_device,
+    from .torch_api.legacy import CUDA_TYPED
+    return {**CUDA_TYPED, "is_available": is_available, "device_count": device_count, "current_device": current_device,
             "manual_seed": _noop_seed, "manual_seed_all": _noop_seed, "is_initialized": lambda: False,
             "synchronize": current_device, "empty_cache": lambda: None}

@@ -88,11 +88,12 @@ def _numeric(v) -> bool:
 
 
 def _reset_state(seed: int = DEFAULT_SEED) -> None:
-    from . import anomaly, diagnostics, grad_mode, node, printing, random
+    from . import anomaly, diagnostics, dtypes, grad_mode, node, printing, random
 
     grad_mode.enabled = True
     grad_mode.inference = False
     anomaly.reset()
+    dtypes.default_float = dtypes.float32
     node.reset_sequence()
     diagnostics.reset()
     printing.set_printoptions(profile="default")

@@ -438,6 +438,35 @@ def set_rng_state(new_state):
     _gen().set_state(new_state._data)
 
 
+def set_default_dtype(d):
+    """``torch.set_default_dtype(torch.float64)``: the dtype of float data, factories and
+    ``torch.Tensor`` (float32 or float64 only, as torch)."""
+    if not isinstance(d, dtypes.DType):
+        raise TypeError(f"set_default_dtype(): argument 'd' (position 1) must be torch.dtype, not {type(d).__name__}")
+    if d not in (dtypes.float32, dtypes.float64):
+        raise TypeError("only floating-point types are supported as the default type")
+    dtypes.default_float = d
+
+
+SET_DEFAULT_TENSOR_TYPE = ("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                           "torch.set_default_dtype() and torch.set_default_device() as alternatives.")
+
+
+def set_default_tensor_type(t):
+    """Deprecated ``torch.set_default_tensor_type(torch.DoubleTensor)``: warns, then sets
+    the default dtype ('torch.cuda.*' types raise)."""
+    from . import legacy
+    from .. import diagnostics
+    diagnostics.warn(SET_DEFAULT_TENSOR_TYPE)
+    if isinstance(t, str):
+        d = next((x for x in dtypes.ALL if t == f"torch.{x.legacy}"), None)
+        if d is None:
+            raise TypeError(f"invalid type: '{t}'")
+    else:
+        d = legacy.legacy_dtype(t)
+    set_default_dtype(d)
+
+
 def members() -> dict:
     """The ``torch.*`` names this module and the legacy constructors provide; every
     function is wrapped to accept ``out=`` (:func:`autotrace.ops.convert.with_out`)."""
@@ -462,6 +491,7 @@ def members() -> dict:
         "device": dev.device, "cuda": Namespace("torch.cuda", dev.cuda_members()),
         "linalg": Namespace("torch.linalg", {"cross": linalg_cross}),
         "is_inference_mode_enabled": grad_mode.is_inference_mode_enabled,
+        "set_default_dtype": set_default_dtype, "set_default_tensor_type": set_default_tensor_type,
         "is_anomaly_enabled": anomaly.is_anomaly_enabled,
         "is_anomaly_check_nan_enabled": anomaly.is_anomaly_check_nan_enabled,
     })

@@ -62,7 +62,7 @@ def legacy_new(dtype, args, kwargs):
         d = _device(dev)
         if d.type != "cpu":
             raise RuntimeError(f"legacy constructor expects device type: cpu but device type: {d.type} was passed")
-    want = dtype or dtypes.float32
+    want = dtype or dtypes.default_float
     if not args:
         return Tensor._make(np.zeros((0,), dtype=want.np), want)
     first = args[0]
@@ -129,6 +129,24 @@ TYPED = {d.legacy: _typed(d) for d in (dtypes.float32, dtypes.float64, dtypes.fl
                                       dtypes.int16, dtypes.int8, dtypes.uint8, dtypes.bool_)}
 
 
+class _CudaType(type):
+    """``torch.cuda.FloatTensor`` and kin on a CPU-only torch: they exist, but building one
+    raises TypeError and converting to one RuntimeError (no CUDA library)."""
+
+    def __call__(cls, *args, **kwargs):
+        raise TypeError(f"type torch.cuda.{cls._dtype.legacy} not available. Torch not compiled with CUDA enabled.")
+
+    def __instancecheck__(cls, obj):
+        return False
+
+    def __repr__(cls):
+        return f"<class 'torch.cuda.{cls._dtype.legacy}'>"
+
+
+CUDA_TYPED = {n: _CudaType(n, (), {"_dtype": t._dtype, "_script_class_attrs": frozenset(), "__slots__": ()})
+              for n, t in TYPED.items()}
+
+
 def legacy_dtype(obj):
     """The dtype a ``.type(...)`` argument names: a typed class, ``torch.Tensor`` or a
     dtype; None when ``obj`` is none of them."""
@@ -136,6 +154,9 @@ def legacy_dtype(obj):
         return obj
     if obj is Tensor:
         return dtypes.float32
+    if isinstance(obj, _CudaType):
+        from ..ops.convert import _NO_CUDA_LIB
+        raise RuntimeError(_NO_CUDA_LIB)
     d = getattr(obj, "_dtype", None) if isinstance(obj, _LegacyType) else None
     return d
 
