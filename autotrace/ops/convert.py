@@ -248,3 +248,24 @@ def _write_out(o: Tensor, r: Tensor) -> None:
     else:
         np.copyto(o._data, data)
     o._version_counter.value += 1
+
+
+@export(tensor=("new",), name="tensor_new")
+def new(input, *args, **kwargs):
+    """The legacy ``x.new(...)``: ``torch.Tensor(...)``'s forms in ``x``'s dtype."""
+    from ..torch_api.legacy import legacy_new
+    return legacy_new(input._dtype, args, kwargs)
+
+
+@export(tensor=("type_as",))
+def type_as(input, other):
+    """``x.to(other.dtype)`` (the same tensor when the dtypes agree)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+    return to(input, other._dtype)
+
+
+@export(tensor=("is_contiguous",))
+def is_contiguous(input, memory_format=None):
+    """Whether the elements are laid out in row-major order (size-1 dims ignored, as torch)."""
+    return bool(input._data.flags.c_contiguous)

@@ -3,7 +3,7 @@ import torch
 from torch.autograd import Variable
 
 a = torch.Tensor([[1, 2], [3, 4]])
-b = torch.Tensor(2, 3)
+b = torch.Tensor(2, 3).shape  # uninitialised memory in torch: only the shape is defined
 e = torch.Tensor()
 f = torch.FloatTensor([1.5, 2])
 d = torch.DoubleTensor([1, 2])
@@ -11,7 +11,7 @@ l = torch.LongTensor([1.7, -2.2])
 i = torch.IntTensor([3, 4])
 bo = torch.BoolTensor([1, 0, 2])
 by = torch.ByteTensor([0, 255])
-print(a, b.shape, e, f, d, l, i, bo, by)
+print(a, b, e, f, d, l, i, bo, by)
 print(a.dtype, l.dtype, i.dtype, bo.dtype, by.dtype, f.type(), l.type(), isinstance(f, torch.FloatTensor))
 src = torch.tensor([1.0, 2.0], requires_grad=True)
 al = torch.Tensor(src)
@@ -36,3 +36,13 @@ for bad in (lambda: torch.Tensor(3.5), lambda: torch.Tensor(2, 3.0), lambda: tor
         bad()
     except (TypeError, RuntimeError, ValueError) as ex:
         print(repr(ex))
+nw = a.new(2, 3).shape
+nl = a.new([1, 2])
+ne = a.new()
+ni = l.new([1.5, -2.5])
+ta = a.type_as(l)
+print(nw, nl, ne, ni, ta, a.type_as(a) is a, a.t().is_contiguous(), a.is_contiguous())
+try:
+    a.new(l)
+except TypeError as ex:
+    print(repr(ex))
