@@ -73,14 +73,46 @@ def export(*, torch=(), tensor=(), functional=(), name=None):
         key = name or fn.__name__
         _FUNCS[key] = fn
         for n in torch:
-            TORCH[n] = fn
+            TORCH[n] = getattr(fn, "_torch_form", fn)
         for n in tensor:
-            METHODS[n] = fn
+            METHODS[n] = getattr(fn, "_method_form", fn)
         for n in functional:
             FUNCTIONAL[n] = fn
         return fn
 
     return register
+
+
+def tensor_params(*names):
+    """Decorator (below :func:`export`): the named parameters must be Tensors (None is
+    let through), else torch's ``f(): argument 'x' (position n) must be Tensor, not int``
+    — positions counted as ``torch.f(...)`` counts them, and one less for ``Tensor.f``."""
+
+    def deco(fn):
+        code = fn.__code__
+        argnames = code.co_varnames[:code.co_argcount]
+        where = tuple((n, argnames.index(n)) for n in names)
+        lead = (("input", 0),) if argnames[:1] == ("input",) else ()
+
+        def form(offset):
+            checks = where if offset else lead + where
+
+            def checked(*args, **kwargs):
+                for n, i in checks:
+                    v = args[i] if i < len(args) else kwargs.get(n)
+                    if v is not None and not isinstance(v, Tensor):
+                        at = f" (position {i + 1 - offset})" if i < len(args) else ""  # torch names keywords only
+                        raise TypeError(f"{fn.__name__}(): argument '{n}'{at} must be Tensor, not {type(v).__name__}")
+                return fn(*args, **kwargs)
+            checked.__name__ = fn.__name__
+            checked.__doc__ = fn.__doc__
+            checked.__wrapped__ = fn
+            return checked
+
+        fn._torch_form, fn._method_form = form(0), form(1)
+        return fn
+
+    return deco
 
 
 def get(name):

@@ -90,7 +90,7 @@ def _parse(equation: str, n_ops: int):
         if c == ".":
             if lhs[i:i + 3] != "..." or _ELL in op_labels[-1]:
                 raise RuntimeError(f"einsum(): found '.' for operand {len(op_labels) - 1} that is not part of any "
-                                   "ellipsis in the equation")
+                                   "ellipsis")
             op_labels[-1].append(_ELL)
             i += 3
             continue
@@ -120,6 +120,9 @@ def einsum(equation, *operands):
                         "operand and its subscripts list")
     if not operands:
         raise RuntimeError("einsum(): must provide at least one operand")
+    for i, t in enumerate(operands):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(t).__name__}")
     n_ops = len(operands)
     op_labels, out_str = _parse(equation, n_ops)
     label_count = [0] * 52

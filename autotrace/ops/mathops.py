@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor, wrap_dim
-from . import as_tensor_arg, export, make, op
+from . import tensor_params, as_tensor_arg, export, make, op
 from .arith import _binary
 from .shape import sum_to
 from .unary import _unary
@@ -139,16 +139,28 @@ def LERP_TENSOR(ctx, g):
 
 
 @export(torch=("lerp",), tensor=("lerp",))
+@tensor_params('end')
 def lerp(input, end, weight):
     """``input + weight * (end - input)`` (LerpBackward0 for a number weight, 1 for a tensor)."""
     a, e = input._data, end._data
     if isinstance(weight, Tensor):
+        if weight._dtype is not input._dtype:
+            raise RuntimeError(f"expected dtype {_cpp(input)} for `weight` but got dtype {_cpp(weight)}")
         w = weight._data
         out = np.where(np.abs(w) < 0.5, a + w * (e - a), e - (e - a) * (1 - w)).astype(a.dtype)
         return make(LERP_TENSOR, out, (input, end, weight), save={"self": input, "end": end, "weight": weight})
     w = a.dtype.type(weight)
     out = np.asarray(a + w * (e - a) if abs(weight) < 0.5 else e - (e - a) * (1 - w), dtype=a.dtype)
     return make(LERP, out, (input, end), save={"self": input, "end": end}, attrs={"weight": weight})
+
+
+def _cpp(t):
+    return {"float32": "float", "float64": "double"}.get(t._dtype.name, t._dtype.name)
+
+
+def _check_broadcast(*ts):
+    from .errors import broadcast_shapes
+    broadcast_shapes(*(t._data.shape for t in ts))
 
 
 @op("addcmul", "AddcmulBackward0", ("self", "tensor1", "tensor2"),
@@ -161,8 +173,10 @@ def ADDCMUL(ctx, g):
 
 
 @export(torch=("addcmul",), tensor=("addcmul",))
+@tensor_params('tensor1', 'tensor2')
 def addcmul(input, tensor1, tensor2, *, value=1):
     """``input + value * tensor1 * tensor2`` (AddcmulBackward0)."""
+    _check_broadcast(input, tensor1, tensor2)
     out = input._data + input._data.dtype.type(value) * tensor1._data * tensor2._data
     return make(ADDCMUL, np.asarray(out, dtype=input._data.dtype), (input, tensor1, tensor2),
                 save={"tensor1": tensor1, "tensor2": tensor2}, attrs={"value": value, "self_sizes": input._data.shape})
@@ -179,8 +193,10 @@ def ADDCDIV(ctx, g):
 
 
 @export(torch=("addcdiv",), tensor=("addcdiv",))
+@tensor_params('tensor1', 'tensor2')
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """``input + value * tensor1 / tensor2`` (AddcdivBackward0)."""
+    _check_broadcast(input, tensor1, tensor2)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = input._data + input._data.dtype.type(value) * (tensor1._data / tensor2._data)
     return make(ADDCDIV, np.asarray(out, dtype=input._data.dtype), (input, tensor1, tensor2),

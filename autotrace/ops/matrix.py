@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import diagnostics, dtypes
 from ..tensor import Tensor, wrap_dim
-from . import RESULT, export, make, op
+from . import tensor_params, RESULT, export, make, op
 from .shape import sum_to
 
 
@@ -68,7 +68,7 @@ def meshgrid(*tensors, indexing=None):
         diagnostics.warn(MESHGRID_WARNING)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
-        raise ValueError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
+        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
     for t in tensors:
         if t.ndim > 1:
             raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
@@ -87,6 +87,7 @@ def meshgrid(*tensors, indexing=None):
 
 
 @export(torch=("diff",), tensor=("diff",))
+@tensor_params('prepend', 'append')
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """``n``-th forward difference along ``dim`` (SubBackward0 of two slices), after
     concatenating ``prepend``/``append``."""
@@ -107,6 +108,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 
 @export(torch=("tensordot",))
+@tensor_params('a', 'b')
 def tensordot(a, b, dims=2):
     """Contract ``dims`` (an int: the last dims of a with the first of b; or two lists)
     by permute, reshape and mm, as torch (ViewBackward0 over MmBackward0)."""
@@ -139,6 +141,7 @@ def tensordot(a, b, dims=2):
 
 
 @export(torch=("kron",), tensor=("kron",))
+@tensor_params('other')
 def kron(input, other):
     """Kronecker product: both viewed with interleaved unit dims, multiplied, reshaped
     (UnsafeViewBackward0 over MulBackward0)."""
@@ -173,8 +176,13 @@ def BADDBMM(ctx, g):
 
 
 @export(torch=("baddbmm",), tensor=("baddbmm",))
+@tensor_params('batch1', 'batch2')
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * (batch1 @ batch2)`` for 3-d batches (BaddbmmBackward0)."""
+    for b in (batch1, batch2):
+        if b.ndim < 3:  # torch reads size(2) first
+            n = max(b.ndim, 1)
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got 2)")
     if batch1.ndim != 3 or batch2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if batch1.ndim != 3 else "batch2 must be a 3D tensor")
     prod = np.matmul(batch1._data, batch2._data)
@@ -220,6 +228,7 @@ def linalg_cross(input, other, *, dim=-1):
 
 
 @export(torch=("cross",), tensor=("cross",))
+@tensor_params('other')
 def cross(input, other, dim=None):
     """``torch.cross``: ``linalg.cross`` along ``dim``; without ``dim`` the first dim of
     size 3, with torch's deprecation warning."""
@@ -313,6 +322,7 @@ def CDIST(ctx, g):
 
 
 @export(torch=("cdist",))
+@tensor_params('x1', 'x2')
 def cdist(x1, x2, p=2.0, compute_mode=None):
     """Pairwise p-norm distances between the rows of ``x1`` (…, P, M) and ``x2`` (…, R, M)
     (CdistBackward0)."""

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor, wrap_dim
-from . import check_inplace, commit_inplace, export, make, op, OPERANDS
+from . import tensor_params, check_inplace, commit_inplace, export, make, op, OPERANDS
 
 
 def _index_arr(index: Tensor, fn: str) -> np.ndarray:
@@ -60,6 +60,7 @@ def GATHER(ctx, g):
 
 
 @export(torch=("gather",), tensor=("gather",))
+@tensor_params('index')
 def gather(input, dim, index, *, sparse_grad=False):
     """``out[i][j] = input[index[i][j]][j]`` (dim 0) and so on: ``index`` has input's number
     of dims and sizes no larger than input's apart from ``dim``; int64/int32 (GatherBackward0)."""
@@ -129,6 +130,7 @@ REDUCE_DEPRECATED = ("The reduce argument of torch.scatter with Tensor src is de
 
 
 @export(torch=("scatter",), tensor=("scatter",))
+@tensor_params('index')
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """``out = input.clone(); out[index[i][j]][j] = src[i][j]`` (dim 0) ... with a tensor
     ``src`` (ScatterBackward0) or a number (ScatterBackward1). ``reduce='add'|'multiply'``
@@ -183,6 +185,7 @@ def SCATTER_ADD(ctx, g):
 
 
 @export(torch=("scatter_add",), tensor=("scatter_add",))
+@tensor_params('index', 'src')
 def scatter_add(input, dim, index, src):
     """``out = input.clone(); out[index[i][j]][j] += src[i][j]`` (dim 0) ...: repeated
     indices add up (ScatterAddBackward0)."""
@@ -257,10 +260,12 @@ def src_t_part(src: Tensor, index: Tensor) -> Tensor:
 
 
 @export(torch=("scatter_reduce",), tensor=("scatter_reduce",))
+@tensor_params('index', 'src')
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """Reduce ``src`` into ``input`` at ``index`` along ``dim`` with ``reduce`` (sum, prod,
     mean, amax, amin); ``include_self=False`` leaves input's own values out where written
     (ScatterReduceBackward0; mean of integers floors, as torch)."""
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
     if reduce not in _REDUCTIONS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     x = input._data
@@ -329,6 +334,7 @@ def INDEX_ADD(ctx, g):
 
 
 @export(torch=("index_add",), tensor=("index_add",))
+@tensor_params('index', 'source')
 def index_add(input, dim, index, source, *, alpha=1):
     """``out = input.clone(); out.select(dim, index[i]) += alpha * source.select(dim, i)``
     (IndexAddBackward0; repeated indices add up)."""
@@ -342,8 +348,8 @@ def index_add(input, dim, index, source, *, alpha=1):
     s = source._data if source._data.ndim else source._data.reshape(1)
     xs = x if x.ndim else x.reshape(1)
     if s.shape[d] != idx.size:
-        raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to source.size(dim) "
-                           f"({s.shape[d]})")
+        raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to source.size(dim): "
+                           f"({s.shape[d]}), for dim: {d}")
     _bounds(idx, size, d)
     out = xs.copy()
     key = (slice(None),) * d + (idx,)
@@ -365,12 +371,16 @@ def INDEX_FILL(ctx, g):
 
 
 @export(torch=("index_fill",), tensor=("index_fill",))
+@tensor_params('index')
 def index_fill(input, dim, index, value):
     """Fill the slices ``index`` along ``dim`` with ``value`` (IndexFillBackward0)."""
     x = input._data
     d = wrap_dim(dim, x.ndim)
     idx = _index_1d(index, "index_fill")
-    _bounds(idx, x.shape[d] if x.ndim else 1, d)
+    try:
+        _bounds(idx, x.shape[d] if x.ndim else 1, d)
+    except RuntimeError as e:
+        raise IndexError(str(e)) from None
     v = value.item() if isinstance(value, Tensor) else value
     out = x.copy()
     key = (slice(None),) * d + (idx,)
@@ -408,6 +418,7 @@ def MASKED_SELECT(ctx, g):
 
 
 @export(torch=("masked_select",), tensor=("masked_select",))
+@tensor_params('mask')
 def masked_select(input, mask):
     """The elements where ``mask`` (bool, broadcast with input) is True, as a 1-d tensor."""
     m = _mask_arr(mask, "masked_select")
@@ -435,6 +446,7 @@ def MASKED_SCATTER(ctx, g):
 
 
 @export(torch=("masked_scatter",), tensor=("masked_scatter",))
+@tensor_params('mask', 'source')
 def masked_scatter(input, mask, source):
     """Copy ``source``'s elements, in order, into the positions where ``mask`` is True
     (MaskedScatterBackward0)."""
@@ -442,8 +454,7 @@ def masked_scatter(input, mask, source):
     mb = np.broadcast_to(m, input._data.shape)
     n = int(mb.sum())
     if source._data.size < n:
-        raise RuntimeError("masked_scatter: expected source to have at least as many elements as the ones selected "
-                           "by the mask")
+        raise RuntimeError("Number of elements of source < number of ones in mask")
     if source._dtype is not input._dtype:
         raise RuntimeError(f"masked_scatter_: expected self and source to have same dtypes but got "
                            f"{input._dtype.legacy[:-6]} and {source._dtype.legacy[:-6]}")
@@ -468,6 +479,7 @@ def TAKE_FLAT(ctx, g):
 
 
 @export(torch=("take",), tensor=("take",))
+@tensor_params('index')
 def take(input, index):
     """``input.flatten()[index]`` with index's shape (TakeBackward0)."""
     idx = _index_arr(index, "take")

@@ -146,7 +146,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     d = wrap_dim(dim, x.ndim)
     n = x.shape[d] if x.ndim else 1
     if not 1 <= k <= n:
-        raise IndexError(f"kthvalue(): selected number k out of range for dimension {d}")
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if x.ndim == 0:
         return _pair(KTHVALUE, x.copy(), np.zeros((), np.int64), input,
                      {"dim": 0, "self_sym_sizes": x.shape, "keepdim": True}, _kth_ret)
