@@ -83,9 +83,9 @@ def export(*, torch=(), tensor=(), functional=(), name=None):
     return register
 
 
-def tensor_params(*names):
-    """Decorator (below :func:`export`): the named parameters must be Tensors (None is
-    let through), else torch's ``f(): argument 'x' (position n) must be Tensor, not int``
+def tensor_params(*names, optional=()):
+    """Decorator (below :func:`export`): the named parameters must be Tensors (those in
+    ``optional`` may also be None), else torch's ``f(): argument 'x' (position n) must be Tensor, not int``
     — positions counted as ``torch.f(...)`` counts them, and one less for ``Tensor.f``."""
 
     def deco(fn):
@@ -99,8 +99,13 @@ def tensor_params(*names):
 
             def checked(*args, **kwargs):
                 for n, i in checks:
-                    v = args[i] if i < len(args) else kwargs.get(n)
-                    if v is not None and not isinstance(v, Tensor):
+                    if i < len(args):
+                        v = args[i]
+                    elif n in kwargs:
+                        v = kwargs[n]
+                    else:
+                        continue
+                    if not isinstance(v, Tensor) and not (v is None and n in optional):
                         at = f" (position {i + 1 - offset})" if i < len(args) else ""  # torch names keywords only
                         raise TypeError(f"{fn.__name__}(): argument '{n}'{at} must be Tensor, not {type(v).__name__}")
                 return fn(*args, **kwargs)

@@ -142,7 +142,7 @@ NEW_TENSOR_COPY = ("To copy construct from a tensor, it is recommended to use so
 
 
 @export(tensor=("new_tensor",))
-def new_tensor(input, data, dtype=None, device=None, requires_grad=False, **kwargs):
+def new_tensor(input, data, *, dtype=None, device=None, requires_grad=False, **kwargs):
     """A new leaf with ``data`` in ``input``'s dtype (unless ``dtype``); warns as torch when
     ``data`` is a tensor."""
     from ..torch_api import creation

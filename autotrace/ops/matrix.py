@@ -69,6 +69,9 @@ def meshgrid(*tensors, indexing=None):
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
     for t in tensors:
         if t.ndim > 1:
             raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
@@ -87,7 +90,7 @@ def meshgrid(*tensors, indexing=None):
 
 
 @export(torch=("diff",), tensor=("diff",))
-@tensor_params('prepend', 'append')
+@tensor_params('prepend', 'append', optional=('prepend', 'append'))
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """``n``-th forward difference along ``dim`` (SubBackward0 of two slices), after
     concatenating ``prepend``/``append``."""
@@ -113,6 +116,10 @@ def tensordot(a, b, dims=2):
     """Contract ``dims`` (an int: the last dims of a with the first of b; or two lists)
     by permute, reshape and mm, as torch (ViewBackward0 over MmBackward0)."""
     from .linalg import mm
+    if not isinstance(b, Tensor) or not isinstance(a, Tensor):
+        from ..interpreter.errors import script_visible  # torch's Python code fails on .dim()
+        raise script_visible(AttributeError(
+            f"'{type(b if isinstance(a, Tensor) else a).__name__}' object has no attribute 'dim'"))
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
@@ -253,6 +260,9 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     diagonal (DiagEmbedBackward0)."""
     x = input._data
     nd = x.ndim + 1
+    for n, v in (("offset", offset), ("dim1", dim1), ("dim2", dim2)):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError(f"diag_embed(): argument '{n}' must be int, not {type(v).__name__}")
     d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")

@@ -349,10 +349,16 @@ def _sample_name(d):
     return "float64" if d is dtypes.float64 else "float32"
 
 
+def _tensor_arg(fn, v, name="input", pos=1):
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Tensor, not {type(v).__name__}")
+
+
 def bernoulli(input, p=None, *, generator=None):
     """``torch.bernoulli(probs)``: 0/1 draws with the probabilities in ``input``;
     ``bernoulli(input, p)`` with one probability. Same numbers as torch's CPU kernels."""
     from ..ops.fills import _bernoulli_tensor
+    _tensor_arg("bernoulli", input)
     g = _gen(generator)
     if p is not None:
         return Tensor._make(g.bernoulli(float(p), input._data.shape, "float64").astype(input._data.dtype), input._dtype)
@@ -364,6 +370,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     torch draws ``q ~ Exp(1)`` per weight and takes the top ``num_samples`` of
     ``p / q``; with replacement it inverts the cumulative distribution with one uniform
     per sample. int64 result."""
+    _tensor_arg("multinomial", input)
     x = input._data
     if x.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
