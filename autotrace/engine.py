@@ -27,7 +27,7 @@ import weakref
 
 import numpy as np
 
-from . import grad_mode, record, site
+from . import anomaly as _anomaly, grad_mode, record, site
 from .node import AccumulateGrad, SAVED_FREED, Context
 from .tensor import Tensor
 
@@ -285,6 +285,8 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
                     _accumulate(fn, grads[0], create_graph, step, rec)
                 continue
             outs = _call(fn, grads)
+            if _anomaly.enabled and _anomaly.check_nan:
+                _anomaly.check_outputs(fn, outs)
             if not retain_graph:
                 fn.release()
             if fn.post_hooks:

@@ -6,6 +6,7 @@ when called as a function."""
 from __future__ import annotations
 
 enabled = True
+inference = False  # inside torch.inference_mode(): new tensors are inference tensors
 
 
 def is_grad_enabled() -> bool:
@@ -92,11 +93,29 @@ class set_grad_enabled(_GradModeContext):
         return _Entering(ctx)
 
 
+def is_inference_mode_enabled() -> bool:
+    return inference
+
+
 class inference_mode(no_grad):
-    """``torch.inference_mode()`` behaves as ``no_grad`` here."""
+    """``torch.inference_mode()``: ``no_grad`` whose new tensors are inference tensors
+    (``is_inference()``); outside the mode they cannot be saved for backward, updated in
+    place or made to require grad (torch 2.13's errors)."""
 
     def __init__(self, mode: bool = True):
         self._mode = not mode
+        self._inference = bool(mode)
+
+    def __enter__(self):
+        global inference
+        self._prev_inference = inference
+        inference = self._inference
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        global inference
+        inference = self._prev_inference
+        return super().__exit__(*exc)
 
     def _clone(self):
         return inference_mode(not self._mode)

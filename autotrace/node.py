@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import weakref
 
-from . import record, site
+from . import anomaly as _anomaly, record, site
 from .record import NodeRecord
 
 SAVED_FREED = (
@@ -57,6 +57,12 @@ class VersionCounter:
         self.value = 0
 
 
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+    "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use "
+    "it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
+
+
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved.
 
@@ -77,6 +83,10 @@ class SavedTensor:
             self.requires_grad = True  # an op output that gets a node always requires grad
             self.output_nr = tensor._output_nr
         else:
+            if getattr(tensor, "_inference", False):
+                from . import grad_mode
+                if not grad_mode.inference:
+                    raise RuntimeError(INFERENCE_SAVED)
             self.tensor = tensor
             self.data = None
 
@@ -208,6 +218,8 @@ class Node:
         self.retains_grad = None
         self.post_hooks = None
         self._metadata = None  # the dict is made on first use (most nodes never need one)
+        if _anomaly.enabled:
+            self.metadata["traceback_"] = _anomaly.forward_trace(site.current)
         self._addr = None
         rec = record.active
         if rec is not None:
@@ -237,7 +249,7 @@ class Node:
     def name(self) -> str:
         """PyTorch's ``name()``: the node class name, C++-qualified for CopySlices."""
         n = self.op.node
-        return "torch::autograd::CopySlices" if n == "CopySlices" else n
+        return "torch::autograd::" + n if n in ("CopySlices", "CopyBackwards", "NotImplemented") else n
 
     @property
     def requires_grad(self) -> bool:

@@ -453,6 +453,16 @@ class Generator:
     can be interleaved in any order.
     """
 
+    _script_attrs = frozenset({"manual_seed", "seed", "initial_seed", "device"})
+
+    def __repr__(self) -> str:
+        return f"<torch._C.Generator object at 0x{id(self):x}>"
+
+    @property
+    def device(self):
+        from .device import CPU
+        return CPU
+
     def __init__(self, seed: int | None = None) -> None:
         self._engine: _MT19937
         self._normal_cache: float | None = None

@@ -95,9 +95,12 @@ def _numeric(v) -> bool:
 
 
 def _reset_state(seed: int = DEFAULT_SEED) -> None:
-    from . import diagnostics, grad_mode, node, printing, random
+    from . import anomaly, diagnostics, dtypes, grad_mode, node, printing, random
 
     grad_mode.enabled = True
+    grad_mode.inference = False
+    anomaly.reset()
+    dtypes.default_float = dtypes.float32
     node.reset_sequence()
     diagnostics.reset()
     printing.set_printoptions(profile="default")
@@ -116,6 +119,8 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
 
     options = options or Options()
     text = source.decode("utf-8", errors="replace") if isinstance(source, bytes) else source
+    from . import anomaly
+    anomaly.script = filename
     try:
         from .torch_api.static_check import check_api
         program = parse_script(source, filename, check=check_api)

@@ -13,7 +13,8 @@ import weakref
 
 import numpy as np
 
-from . import diagnostics, dtypes, resources
+from . import diagnostics, dtypes, grad_mode, resources
+from .device import CPU as _CPU, Device  # noqa: F401  (Device re-exported)
 from .node import AccumulateGrad, VersionCounter
 
 _MISSING = object()
@@ -55,19 +56,26 @@ class Tensor:
 
     __slots__ = ("_data", "_dtype", "_requires_grad", "_grad", "grad_fn", "_output_nr",
                  "_version_counter", "_base", "_retains_grad", "_name", "_acc", "_hooks",
-                 "_wrapped", "_view_kind", "_grad_of", "__weakref__")
+                 "_wrapped", "_view_kind", "_grad_of", "_inference", "__weakref__")
     # ``_view_kind`` is set only on views made in no_grad mode ("no_grad") or by
     # multi-output view ops ("multi"); read it with getattr(t, "_view_kind", None).
     # ``_grad_of`` (a weakref to the leaf) is set on a ``.grad`` tensor only while a
     # recorder is active, so ``x.grad.zero_()`` can be recorded as a grad event.
+    # ``_inference`` is set (True) only on tensors made under ``torch.inference_mode()``.
 
     # Filled in by autotrace.ops when the op table is loaded; the interpreter reads these.
     _script_attrs = frozenset()
     _script_setattrs = frozenset({"grad", "requires_grad", "data"})
     __array_priority__ = 1000  # numpy scalars defer to Tensor's reflected operators
 
+    def __new__(cls, *args, **kwargs):
+        """``torch.Tensor(...)``, the legacy constructor: sizes, data or a tensor to alias
+        (see :func:`autotrace.torch_api.legacy.legacy_new`)."""
+        from .torch_api.legacy import legacy_new
+        return legacy_new(None, args, kwargs)
+
     def __init__(self, *args, **kwargs):
-        raise TypeError("use torch.tensor(...) to make a tensor")
+        pass
 
     @classmethod
     def _make(cls, data, dtype=None, requires_grad=False):
@@ -95,6 +103,8 @@ class Tensor:
         t._acc = None
         t._hooks = None
         t._wrapped = False  # a Python number wrapped for an op: promotes like a scalar
+        if grad_mode.inference:
+            t._inference = True
         return t
 
     # -- attributes -------------------------------------------------------------------
@@ -131,7 +141,7 @@ class Tensor:
 
     @property
     def device(self):
-        return Device("cpu")
+        return _CPU
 
     @property
     def is_leaf(self) -> bool:
@@ -165,6 +175,8 @@ class Tensor:
         if self.is_leaf:
             if requires_grad and self._dtype.category != dtypes.FLOAT:
                 raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            if requires_grad and not grad_mode.inference and getattr(self, "_inference", False):
+                raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
             self._requires_grad = bool(requires_grad)
         return self
 
@@ -397,8 +409,12 @@ class Tensor:
     def is_floating_point(self) -> bool:
         return self._dtype.category == dtypes.FLOAT
 
-    def cpu(self):
+    def cpu(self, memory_format=None):
         return self
+
+    def is_inference(self) -> bool:
+        """Whether the tensor was made under ``torch.inference_mode()``."""
+        return getattr(self, "_inference", False)
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
@@ -424,23 +440,6 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + Tensor.__repr__(self)
 
     __str__ = __repr__
-
-
-class Device:
-    __slots__ = ("type",)
-    _script_attrs = frozenset({"type"})
-
-    def __init__(self, type):
-        self.type = type
-
-    def __repr__(self) -> str:
-        return f"device(type='{self.type}')"
-
-    def __str__(self) -> str:
-        return self.type
-
-    def __eq__(self, other):
-        return str(other) == self.type
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

@@ -14,7 +14,56 @@ import typer
 
 HELP = ("List the op table: op name, PyTorch grad_fn node name, the vector-Jacobian "
         "product per input and the local derivative. --json for machine-readable output; "
-        "NAME shows one op (by op name or node name).")
+        "NAME shows one op (by op name or node name). --api lists the supported PyTorch API instead "
+        "(functions, Tensor methods and attributes, nn modules, classes).")
+
+
+def api_rows():
+    """Every name a script can reach, generated from the registrations: ``torch.*`` and
+    its submodules (functions, classes, nn modules, dtypes, constants) and the Tensor
+    methods and attributes. Rows are ``{"name", "kind"}`` sorted by name."""
+    from autotrace.tensor import Tensor
+    from autotrace.torch_api import modules
+    from autotrace.torch_api.namespace import Namespace
+    from autotrace import dtypes
+
+    mods = modules()
+    module_base = getattr(mods["torch.nn"], "Module", None)
+    rows = {}
+
+    def kind(v):
+        if isinstance(v, Namespace):
+            return "module"
+        if isinstance(v, dtypes.DType):
+            return "dtype"
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return "constant"
+        if isinstance(v, type):
+            if module_base is not None and isinstance(module_base, type) and issubclass(v, module_base):
+                return "nn module"
+            return "class"
+        return "function"
+
+    todo = [(k, v) for k, v in mods.items() if k != "math"]
+    seen = set()
+    while todo:
+        mod_name, ns = todo.pop()
+        if mod_name in seen:
+            continue
+        seen.add(mod_name)
+        for n in sorted(ns._script_attrs):
+            if n.startswith("_"):
+                continue
+            v = getattr(ns, n)
+            rows[f"{mod_name}.{n}"] = kind(v)
+            if isinstance(v, Namespace):
+                todo.append((f"{mod_name}.{n}", v))
+    for n in sorted(Tensor._script_attrs):
+        if n.startswith("_"):
+            continue
+        v = getattr(Tensor, n, None)
+        rows[f"Tensor.{n}"] = "attribute" if isinstance(v, property) or v is None else "method"
+    return [{"name": k, "kind": rows[k]} for k in sorted(rows)]
 
 
 def _rows(name: Optional[str]):
@@ -36,8 +85,20 @@ def _rows(name: Optional[str]):
 
 
 def command(json_out: bool = typer.Option(False, "--json", help="Print the table as JSON (sorted keys)."),
+            api: bool = typer.Option(False, "--api", help="List the supported PyTorch API (functions, methods, "
+                                                          "modules) instead of the op table."),
             name: Optional[str] = typer.Argument(None, help="Show only this op (op name or node name).")):
     """Print the op table."""
+    if api:
+        rows = api_rows()
+        if name is not None:
+            rows = [r for r in rows if name in r["name"]]
+        if json_out:
+            typer.echo(json.dumps({"api": rows}, sort_keys=True, indent=1, ensure_ascii=False))
+        else:
+            for r in rows:
+                typer.echo(f"{r['name']}\t{r['kind']}")
+        return
     rows = _rows(name)
     if name is not None and not rows:
         from autotrace.messages import text

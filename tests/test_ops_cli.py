@@ -45,3 +45,18 @@ def test_ops_one_name():
     assert p.returncode == 0, p.stderr
     assert [r["op"] for r in json.loads(p.stdout)["ops"]] == ["mse_loss"]
     assert _run("ops", "nope").returncode == 2
+
+
+def test_ops_api_lists_functions_methods_and_modules():
+    p = _run("ops", "--api")
+    assert p.returncode == 0, p.stderr
+    rows = dict(line.split("\t") for line in p.stdout.splitlines())
+    assert rows["torch.einsum"] == "function"
+    assert rows["torch.cuda.is_available"] == "function"
+    assert rows["torch.autograd.Variable"] == "class"
+    assert rows["torch.nn.Linear"] == "nn module"
+    assert rows["Tensor.scatter_add_"] == "method"
+    assert rows["Tensor.is_cuda"] == "attribute"
+    assert rows["torch.float64"] == "dtype"
+    j = _run("ops", "--api", "--json", "topk")
+    assert {r["name"] for r in json.loads(j.stdout)["api"]} == {"torch.topk", "Tensor.topk"}

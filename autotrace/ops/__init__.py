@@ -75,14 +75,51 @@ def export(*, torch=(), tensor=(), functional=(), name=None):
         key = name or fn.__name__
         _FUNCS[key] = fn
         for n in torch:
-            TORCH[n] = fn
+            TORCH[n] = getattr(fn, "_torch_form", fn)
         for n in tensor:
-            METHODS[n] = fn
+            METHODS[n] = getattr(fn, "_method_form", fn)
         for n in functional:
             FUNCTIONAL[n] = fn
         return fn
 
     return register
+
+
+def tensor_params(*names, optional=()):
+    """Decorator (below :func:`export`): the named parameters must be Tensors (those in
+    ``optional`` may also be None), else torch's ``f(): argument 'x' (position n) must be Tensor, not int``
+    — positions counted as ``torch.f(...)`` counts them, and one less for ``Tensor.f``."""
+
+    def deco(fn):
+        code = fn.__code__
+        argnames = code.co_varnames[:code.co_argcount]
+        where = tuple((n, argnames.index(n)) for n in names)
+        lead = (("input", 0),) if argnames[:1] == ("input",) else ()
+
+        def form(offset):
+            checks = where if offset else lead + where
+
+            def checked(*args, **kwargs):
+                for n, i in checks:
+                    if i < len(args):
+                        v = args[i]
+                    elif n in kwargs:
+                        v = kwargs[n]
+                    else:
+                        continue
+                    if not isinstance(v, Tensor) and not (v is None and n in optional):
+                        at = f" (position {i + 1 - offset})" if i < len(args) else ""  # torch names keywords only
+                        raise TypeError(f"{fn.__name__}(): argument '{n}'{at} must be Tensor, not {type(v).__name__}")
+                return fn(*args, **kwargs)
+            checked.__name__ = fn.__name__
+            checked.__doc__ = fn.__doc__
+            checked.__wrapped__ = fn
+            return checked
+
+        fn._torch_form, fn._method_form = form(0), form(1)
+        return fn
+
+    return deco
 
 
 def get(name):
@@ -219,6 +256,9 @@ LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place 
 VIEW_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 
 
+INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal "
+    "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
 NO_GRAD_VIEW_INPLACE = (
     "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
     "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
@@ -275,6 +315,8 @@ def commit_inplace(t: Tensor, result: Tensor) -> Tensor:
             raise inplace_broadcast_error(t._data.shape, [data.shape]) from None
     else:
         np.copyto(t._data, data)
+    if getattr(t, "_inference", False) and not grad_mode.inference:
+        raise RuntimeError(INFERENCE_INPLACE)  # torch checks after its kernel wrote the data
     t._version_counter.value += 1
     if saved:
         for v in saved.values():
@@ -330,6 +372,7 @@ def load():
         return
     _loaded = True
     from . import arith, unary, reduce, shape, indexing, linalg, nn, conv, norm, rnn, losses  # noqa: F401
+    from . import convert, einsum, fills, mathops, matrix, scatter, sorting  # noqa: F401
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
     Tensor._script_attrs = frozenset(
@@ -338,6 +381,6 @@ def load():
             "element_size", "device", "is_leaf", "requires_grad", "requires_grad_", "grad",
             "grad_fn", "retains_grad", "_version", "data", "T", "backward", "retain_grad",
             "register_hook", "detach", "detach_", "item", "tolist", "numpy", "type",
-            "is_floating_point", "cpu", "_base", "output_nr", "_output_nr",
+            "is_floating_point", "cpu", "_base", "output_nr", "_output_nr", "is_inference",
         } - {n for n in METHODS if n.startswith("__")}
     )

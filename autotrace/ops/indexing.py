@@ -273,6 +273,9 @@ def setitem(input, key, value):
         raise RuntimeError(
             f"shape mismatch: value tensor of shape [{', '.join(map(str, np.shape(v)))}] cannot be broadcast "
             f"to indexing result of shape [{', '.join(map(str, shape))}]") from None
+    if getattr(input, "_inference", False) and not grad_mode.inference:
+        from . import INFERENCE_INPLACE
+        raise RuntimeError(INFERENCE_INPLACE)  # after the write, as torch
     input._version_counter.value += 1
     if grad_mode.enabled and (input._requires_grad or (src is not None and src._requires_grad)):
         edges = (input._edge(), src._edge() if src is not None else (None, 0))
@@ -480,29 +483,8 @@ def index_select_backward(g: Tensor, indices: Tensor, shape, dim, keepdim) -> Te
     return make(SCATTER_BACK, out, (g,), attrs={"indices": Tensor._make(idx), "dim": dim})
 
 
-@op("gather", "GatherBackward0", ("self",), vjp={"self": "zeros(self.sizes()).scatter_add(dim, index, grad)"},
-    local={"self": "1 at each gathered index"})
-def GATHER(ctx, g):
-    out = np.zeros(ctx.self_sym_sizes, dtype=g._data.dtype)
-    idx = ctx.index._data
-    np.add.at(out, _along_key(idx, ctx.dim), g._data)
-    return (make(SCATTER_BACK, out, (g,), attrs={"indices": ctx.index, "dim": ctx.dim}),)
-
-
-def _along_key(idx, dim):
-    key = list(np.indices(idx.shape, sparse=True))
-    key[dim] = idx
-    return tuple(key)
-
-
-@export(torch=("gather",), tensor=("gather",))
-def gather(input, dim, index):
-    d = wrap_dim(dim, input.ndim)
-    out = np.take_along_axis(input._data, index._data, axis=d)
-    return make(GATHER, out, (input,), attrs={"self_sym_sizes": input._data.shape, "dim": d, "index": index})
-
-
 def take_along(g: Tensor, indices: Tensor, dim: int) -> Tensor:
+    from .scatter import gather
     return gather(g, dim, indices)
 
 

@@ -372,10 +372,9 @@ def TO_COPY(ctx, g):
     return (g.to(ctx.self_dtype),)
 
 
-@export(tensor=("to",))
 def to(input, *args, dtype=None, copy=False, **kwargs):
-    """``x.to(dtype)`` (ToCopyBackward0; the same tensor when nothing changes);
-    device arguments ("cpu") are accepted and ignored."""
+    """``x.to(dtype)`` for the dtype casts (``x.float()`` ...); the full ``Tensor.to`` is
+    :func:`autotrace.ops.convert.to`."""
     for a in args:
         if isinstance(a, dtypes.DType):
             dtype = a

@@ -164,21 +164,12 @@ def modules() -> dict:
         return _cache
     import numpy as np
 
-    from .. import dtypes, engine, grad_mode, ops, printing
+    from .. import anomaly, dtypes, engine, grad_mode, ops, printing
     from ..tensor import Tensor, Size
-    from . import creation, nn as nn_mod
+    from . import creation, legacy, nn as nn_mod
     from .namespace import Namespace
 
     ops.load()
-
-    def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
-
-    def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return Tensor._make(np.isclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
-
-    def equal(input, other):
-        return bool(input._data.shape == other._data.shape and np.array_equal(input._data, other._data))
 
     def is_tensor(obj):
         return isinstance(obj, Tensor)
@@ -189,24 +180,19 @@ def modules() -> dict:
     def get_default_dtype():
         return dtypes.default_float
 
-    torch_members = {n: _checked(n, f) for n, f in ops.TORCH.items()}
+    from ..ops.convert import with_out
+    torch_members = {n: with_out(n, _checked(n, f)) for n, f in ops.TORCH.items()}
     torch_members.update({
-        "tensor": creation.tensor, "as_tensor": creation.as_tensor, "from_numpy": creation.as_tensor,
-        "ones": creation.ones, "zeros": creation.zeros, "empty": creation.empty, "full": creation.full,
-        "ones_like": creation.ones_like, "zeros_like": creation.zeros_like, "empty_like": creation.empty_like,
-        "full_like": creation.full_like, "arange": creation.arange, "linspace": creation.linspace,
-        "eye": creation.eye, "rand": creation.rand, "randn": creation.randn, "randint": creation.randint,
-        "randperm": creation.randperm, "rand_like": creation.rand_like, "randn_like": creation.randn_like,
-        "manual_seed": creation.manual_seed, "initial_seed": creation.initial_seed, "seed": creation.initial_seed,
         "no_grad": grad_mode.no_grad, "enable_grad": grad_mode.enable_grad,
         "set_grad_enabled": grad_mode.set_grad_enabled, "is_grad_enabled": grad_mode.is_grad_enabled,
         "inference_mode": grad_mode.inference_mode,
-        "allclose": allclose, "isclose": isclose, "equal": equal, "is_tensor": is_tensor, "numel": numel,
+        "is_tensor": is_tensor, "numel": numel,
         "set_printoptions": printing.set_printoptions, "get_default_dtype": get_default_dtype,
         "Tensor": Tensor, "Size": Size, "pi": _math.pi, "inf": _math.inf, "nan": _math.nan, "e": _math.e,
     })
     for alias, d in dtypes.ALIASES.items():
         torch_members[alias] = d
+    torch_members.update(creation.members())
 
     functional = Namespace("torch.nn.functional", {n: _checked(n, f, functional=True) for n, f in ops.FUNCTIONAL.items()})
     utils = Namespace("torch.nn.utils", {
@@ -241,7 +227,9 @@ def modules() -> dict:
         "grad": engine.grad, "backward": engine.backward, "functional": autograd_functional_ns,
         "Function": Function, "function": autograd_function_ns, "gradcheck": _gradcheck(),
         "no_grad": grad_mode.no_grad, "enable_grad": grad_mode.enable_grad,
-        "set_grad_enabled": grad_mode.set_grad_enabled,
+        "set_grad_enabled": grad_mode.set_grad_enabled, "Variable": legacy.Variable,
+        "detect_anomaly": anomaly.detect_anomaly, "set_detect_anomaly": anomaly.set_detect_anomaly,
+        "inference_mode": grad_mode.inference_mode,
     })
     optim_members = {}
     try:

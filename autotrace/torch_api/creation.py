@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes, resources
+from .. import device as _device, dtypes, resources
 from ..tensor import Tensor
 
 _INT_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
@@ -44,6 +44,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     """``torch.tensor(data)``: a new leaf tensor; floats give float32, ints int64, bools
     bool, unless ``dtype`` is given. ``requires_grad=True`` on an integer dtype raises
     PyTorch's RuntimeError."""
+    _device.check(device)
     given = dtype
     try:
         if dtype is None:
@@ -106,10 +107,23 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype)
 
 
-def _size_arg(size):
+def _size_arg(size, kw_size=None):
+    """``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])``, ``f(torch.Size(...))`` or ``f(size=(2, 3))``."""
+    if kw_size is not None:
+        if size:
+            raise TypeError("argument 'size' given by name and position")
+        size = (kw_size,)
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    return tuple(int(s) for s in size)
+    out = []
+    for i, s in enumerate(size):
+        if isinstance(s, Tensor) and s._data.size == 1 and s._dtype.category != dtypes.FLOAT:
+            s = int(s._data.reshape(()))
+        if isinstance(s, bool) or not isinstance(s, int):
+            raise TypeError(f"argument 'size' failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {type(s).__name__}\"")
+        out.append(s)
+    return tuple(out)
 
 
 def _check_size(shape):
@@ -120,25 +134,33 @@ def _check_size(shape):
     return shape
 
 
-def ones(*size, dtype=None, requires_grad=False, device=None, out=None):
-    """``torch.ones(*size)`` (float32 by default)."""
-    dtype = dtype or dtypes.default_float
-    return _finish(np.ones(_check_size(_size_arg(size)), dtype=dtype.np), dtype, requires_grad)
+def _factory(fill, doc):
+    def factory(*size, dtype=None, requires_grad=False, device=None, layout=None, pin_memory=False,
+                memory_format=None, **kw):
+        _device.check(device)
+        dtype = dtype or dtypes.default_float
+        shape = _check_size(_size_arg(size, kw.pop("size", None)))
+        if kw:
+            raise TypeError(f"{factory.__name__}() got an unexpected keyword argument '{next(iter(kw))}'")
+        return _finish(np.full(shape, fill, dtype=dtype.np), dtype, requires_grad)
+    factory.__doc__ = doc
+    return factory
 
 
-def zeros(*size, dtype=None, requires_grad=False, device=None, out=None):
-    dtype = dtype or dtypes.default_float
-    return _finish(np.zeros(_check_size(_size_arg(size)), dtype=dtype.np), dtype, requires_grad)
+ones = _factory(1, "``torch.ones(*size)`` (float32 by default; ``size=``, ``device='cpu'``, ``out=`` accepted).")
+ones.__name__ = "ones"
+zeros = _factory(0, "``torch.zeros(*size)`` (float32 by default).")
+zeros.__name__ = "zeros"
+empty = _factory(0, "``torch.empty(*size)``: torch leaves the memory uninitialised; zeros here.")
+empty.__name__ = "empty"
 
 
-def empty(*size, dtype=None, requires_grad=False, device=None):
-    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
-
-
-def full(size, fill_value, *, dtype=None, requires_grad=False, device=None):
+def full(size, fill_value, *, dtype=None, requires_grad=False, device=None, layout=None, pin_memory=False):
+    """``torch.full(size, fill_value)``: dtype inferred from the value (float32, int64, bool)."""
+    _device.check(device)
     if dtype is None:
-        dtype = dtypes.infer(fill_value)
-    return _finish(np.full(_check_size(tuple(size)), fill_value, dtype=dtype.np), dtype, requires_grad)
+        dtype = dtypes.infer(_num(fill_value))
+    return _finish(np.full(_check_size(_size_arg((size,))), _num(fill_value), dtype=dtype.np), dtype, requires_grad)
 
 
 def _like(fn):
@@ -160,6 +182,7 @@ def full_like(input, fill_value, *, dtype=None, requires_grad=False, device=None
 
 def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, device=None):
     """``torch.arange``: int64 for integer arguments, float32 when any is a float."""
+    _device.check(device)
     if end is None:
         start, end = 0, start
     args = [_num(start), _num(end), _num(step)]
@@ -174,6 +197,7 @@ def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, device=N
 
 
 def linspace(start, end, steps, *, dtype=None, requires_grad=False, device=None):
+    _device.check(device)
     dtype = dtype or dtypes.default_float
     start, end = _num(start), _num(end)
     resources.check_shape((steps,))
@@ -193,6 +217,7 @@ def linspace(start, end, steps, *, dtype=None, requires_grad=False, device=None)
 
 
 def eye(n, m=None, *, dtype=None, requires_grad=False, device=None):
+    _device.check(device)
     dtype = dtype or dtypes.default_float
     resources.check_shape((n, m if m is not None else n))
     return _finish(np.eye(n, m if m is not None else n, dtype=dtype.np), dtype, requires_grad)
@@ -207,10 +232,13 @@ def _num(v):
 
 def _gen(generator=None):
     from .. import random
+    if generator is not None and not isinstance(generator, random.Generator):
+        raise TypeError(f"expected a torch.Generator as generator, got {type(generator).__name__}")
     return generator or random.default_generator
 
 
 def manual_seed(seed):
+    """``torch.manual_seed(seed)``: reseeds and returns the default generator."""
     from .. import random
     random.manual_seed(int(seed))
     return random.default_generator
@@ -220,34 +248,263 @@ def initial_seed():
     return _gen().initial_seed()
 
 
-def rand(*size, dtype=None, requires_grad=False, generator=None, device=None):
-    """``torch.rand``: uniform [0, 1), the same numbers as PyTorch's CPU generator."""
-    dtype = dtype or dtypes.default_float
-    return _finish(_gen(generator).rand(_check_size(_size_arg(size)), dtype.name), dtype, requires_grad)
+def seed():
+    return _gen().seed()
 
 
-def randn(*size, dtype=None, requires_grad=False, generator=None, device=None):
-    """``torch.randn``: standard normal, the same numbers as PyTorch's CPU generator."""
-    dtype = dtype or dtypes.default_float
-    return _finish(_gen(generator).randn(_check_size(_size_arg(size)), dtype.name), dtype, requires_grad)
+def _sampler(name, sample, doc):
+    def f(*size, dtype=None, requires_grad=False, generator=None, device=None, layout=None, pin_memory=False, **kw):
+        _device.check(device)
+        dtype = dtype or dtypes.default_float
+        shape = _check_size(_size_arg(size, kw.pop("size", None)))
+        if kw:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
+        if dtype.category != dtypes.FLOAT:
+            raise RuntimeError(f"\"{'check_uniform_bounds' if name == 'rand' else 'normal_kernel_cpu'}\" not "
+                               f"implemented for '{dtype.legacy[:-6]}'")
+        return _finish(sample(_gen(generator), shape, dtype.name), dtype, requires_grad)
+    f.__name__ = name
+    f.__doc__ = doc
+    return f
 
 
-def randint(low, high=None, size=None, *, dtype=None, generator=None, requires_grad=False, device=None):
-    if size is None:
-        low, high, size = 0, low, high
+rand = _sampler("rand", lambda g, s, d: g.rand(s, d),
+                "``torch.rand``: uniform [0, 1), the same numbers as PyTorch's CPU generator.")
+randn = _sampler("randn", lambda g, s, d: g.randn(s, d),
+                 "``torch.randn``: standard normal, the same numbers as PyTorch's CPU generator.")
+
+
+def randint(*args, size=None, dtype=None, generator=None, requires_grad=False, device=None, layout=None,
+            pin_memory=False, low=None, high=None):
+    """``torch.randint(high, size)`` / ``randint(low, high, size)`` (int64 unless ``dtype``)."""
+    _device.check(device)
+    args = list(args)
+    if size is None and args and isinstance(args[-1], (tuple, list)):
+        size = args.pop()
+    if high is not None:
+        args.append(high)
+    if low is not None:
+        args.insert(0, low)
+    if size is None or len(args) not in (1, 2):
+        raise TypeError("randint() received an invalid combination of arguments")
+    lo, hi = (0, _num(args[0])) if len(args) == 1 else (_num(args[0]), _num(args[1]))
+    dtype = dtype or dtypes.int64
+    shape = _check_size(_size_arg((size,)))
+    data = _gen(generator).randint(lo, hi, shape).astype(dtype.np)
+    return _finish(data, dtype, requires_grad)
+
+
+def randperm(n, *, dtype=None, generator=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """``torch.randperm(n)``: torch's CPU Fisher-Yates shuffle, int64 unless ``dtype``."""
+    _device.check(device)
+    dtype = dtype or dtypes.int64
+    return _finish(_gen(generator).randperm(_num(n)).astype(dtype.np), dtype, requires_grad)
+
+
+def rand_like(input, *, dtype=None, requires_grad=False, device=None, memory_format=None, layout=None):
+    return rand(*input._data.shape, dtype=dtype or input._dtype, requires_grad=requires_grad, device=device)
+
+
+def randn_like(input, *, dtype=None, requires_grad=False, device=None, memory_format=None, layout=None):
+    return randn(*input._data.shape, dtype=dtype or input._dtype, requires_grad=requires_grad, device=device)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, requires_grad=False, device=None, memory_format=None):
     if high is None:
         low, high = 0, low
-    dtype = dtype or dtypes.int64
-    return _finish(_gen(generator).randint(low, high, tuple(size)).astype(dtype.np), dtype, requires_grad)
+    return randint(low, high, input._data.shape, dtype=dtype or input._dtype, requires_grad=requires_grad)
 
 
-def randperm(n, *, dtype=None, generator=None, device=None):
-    return Tensor._make(_gen(generator).randperm(n).astype(np.int64))
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, requires_grad=False, device=None,
+           layout=None, pin_memory=False):
+    """``torch.normal``: ``(mean, std, size)`` with floats, or elementwise with tensor
+    ``mean`` and/or ``std`` (shape of the broadcast; ``normal_(0, 1)`` scaled by ``std``
+    and shifted by ``mean`` as torch's CPU kernel does, so the same numbers)."""
+    _device.check(device)
+    g = _gen(generator)
+    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mt and not st:
+        if size is None:
+            raise TypeError("normal() received an invalid combination of arguments - got (float, float, ), but "
+                            "expected one of:\n * (Tensor mean, Tensor std, *, torch.Generator generator = None, "
+                            "Tensor out = None)\n * (Tensor mean, float std = 1, *, torch.Generator generator = None, "
+                            "Tensor out = None)\n * (float mean, Tensor std, *, torch.Generator generator = None, "
+                            "Tensor out = None)\n * (float mean, float std, tuple of ints size, *, torch.Generator "
+                            "generator = None, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+                            "torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n")
+        dtype = dtype or dtypes.default_float
+        shape = _check_size(_size_arg((size,)))
+        return _finish(g.normal_(shape, float(mean), float(std), _sample_name(dtype)).astype(dtype.np), dtype,
+                       requires_grad)
+    if st and std._data.size and float(std._data.min()) < 0:
+        raise RuntimeError(f"normal expects all elements of std >= 0.0")
+    if not st and float(std) < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    ref = mean if mt else std
+    shape = np.broadcast_shapes(*(t._data.shape for t in (mean, std) if isinstance(t, Tensor)))
+    d = ref._dtype if not (mt and st) else dtypes.result_type([mean, std])
+    z = g.normal_(shape, 0.0, 1.0, _sample_name(d)).astype(d.np)
+    sd = std._data if st else d.np.type(std)
+    mn = mean._data if mt else d.np.type(mean)
+    return Tensor._make((z * sd + mn).astype(d.np), d)
 
 
-def rand_like(input, *, dtype=None, requires_grad=False):
-    return rand(*input._data.shape, dtype=dtype or input._dtype, requires_grad=requires_grad)
+def _sample_name(d):
+    return "float64" if d is dtypes.float64 else "float32"
 
 
-def randn_like(input, *, dtype=None, requires_grad=False):
-    return randn(*input._data.shape, dtype=dtype or input._dtype, requires_grad=requires_grad)
+def _tensor_arg(fn, v, name="input", pos=1):
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Tensor, not {type(v).__name__}")
+
+
+def bernoulli(input, p=None, *, generator=None):
+    """``torch.bernoulli(probs)``: 0/1 draws with the probabilities in ``input``;
+    ``bernoulli(input, p)`` with one probability. Same numbers as torch's CPU kernels."""
+    from ..ops.fills import _bernoulli_tensor
+    _tensor_arg("bernoulli", input)
+    g = _gen(generator)
+    if p is not None:
+        return Tensor._make(g.bernoulli(float(p), input._data.shape, "float64").astype(input._data.dtype), input._dtype)
+    return Tensor._make(_bernoulli_tensor(g, input._data, input._data.dtype), input._dtype)
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None):
+    """``torch.multinomial``: indices drawn by the rows' weights. Without replacement
+    torch draws ``q ~ Exp(1)`` per weight and takes the top ``num_samples`` of
+    ``p / q``; with replacement it inverts the cumulative distribution with one uniform
+    per sample. int64 result."""
+    _tensor_arg("multinomial", input)
+    x = input._data
+    if x.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if input._dtype.category != dtypes.FLOAT:
+        raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
+                           f"{input._dtype.legacy[:-6]}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    n_cat = x.shape[-1]
+    if not replacement and num_samples > n_cat:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if np.any(x < 0) or not np.all(np.isfinite(x)):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    rows = x.reshape(-1, n_cat)
+    if np.any(rows.sum(-1) == 0):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    g = _gen(generator)
+    if not replacement:
+        u = g._uniform01(rows.size, np.dtype(np.float64))
+        q = (-np.log1p(-u)).astype(x.dtype).reshape(rows.shape)
+        with np.errstate(divide="ignore"):
+            key = rows / q
+        out = np.argsort(-key, axis=-1, kind="stable")[:, :num_samples]
+    else:
+        out = np.empty((rows.shape[0], num_samples), dtype=np.int64)
+        for r in range(rows.shape[0]):
+            cum = np.cumsum(rows[r].astype(np.float64))
+            cum = cum / cum[-1]
+            u = g._uniform01(num_samples, np.dtype(np.float64))
+            out[r] = np.minimum(np.searchsorted(cum, u, side="right"), n_cat - 1)
+    return Tensor._make(out.reshape(x.shape[:-1] + (num_samples,)).astype(np.int64))
+
+
+class _GeneratorType(type):
+    """``torch.Generator(device='cpu')``: a new CPU generator, seeded with torch's default
+    seed 67280421310721 (call ``manual_seed`` to choose one)."""
+
+    def __call__(cls, device="cpu"):
+        from .. import random
+        d = _device.device(device)
+        if d.type != "cpu":
+            raise RuntimeError("Cannot get CUDA generator without ATen_cuda library. PyTorch splits its backend into "
+                               "two shared libraries: a CPU library and a CUDA library; this error has occurred "
+                               "because you are trying to use some CUDA functionality, but the CUDA library has not "
+                               "been loaded by the dynamic linker for some reason.  The CUDA library MUST be loaded, "
+                               "EVEN IF you don't directly use any symbols from the CUDA library! One common culprit "
+                               "is a lack of -Wl,--no-as-needed in your link arguments; many dynamic linkers will "
+                               "delete dynamic library dependencies if you don't depend on any of their symbols.  You "
+                               "can check if this has occurred by using ldd on your binary to see if there is a "
+                               "dependency on *_cuda.so library.")
+        return random.Generator(random.DEFAULT_RNG_SEED)
+
+    def __instancecheck__(cls, obj):
+        from .. import random
+        return isinstance(obj, random.Generator)
+
+    def __repr__(cls):
+        return "<class 'torch._C.Generator'>"
+
+
+class Generator(metaclass=_GeneratorType):
+    __slots__ = ()
+    _script_class_attrs = frozenset()
+
+
+def get_rng_state():
+    """``torch.get_rng_state()``: the default generator's state, a uint8 tensor of 5056 bytes."""
+    return Tensor._make(_gen().get_state())
+
+
+def set_rng_state(new_state):
+    _gen().set_state(new_state._data)
+
+
+def set_default_dtype(d):
+    """``torch.set_default_dtype(torch.float64)``: the dtype of float data, factories and
+    ``torch.Tensor`` (float32 or float64 only, as torch)."""
+    if not isinstance(d, dtypes.DType):
+        raise TypeError(f"set_default_dtype(): argument 'd' (position 1) must be torch.dtype, not {type(d).__name__}")
+    if d not in (dtypes.float32, dtypes.float64):
+        raise TypeError("only floating-point types are supported as the default type")
+    dtypes.default_float = d
+
+
+SET_DEFAULT_TENSOR_TYPE = ("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                           "torch.set_default_dtype() and torch.set_default_device() as alternatives.")
+
+
+def set_default_tensor_type(t):
+    """Deprecated ``torch.set_default_tensor_type(torch.DoubleTensor)``: warns, then sets
+    the default dtype ('torch.cuda.*' types raise)."""
+    from . import legacy
+    from .. import diagnostics
+    diagnostics.warn(SET_DEFAULT_TENSOR_TYPE)
+    if isinstance(t, str):
+        d = next((x for x in dtypes.ALL if t == f"torch.{x.legacy}"), None)
+        if d is None:
+            raise TypeError(f"invalid type: '{t}'")
+    else:
+        d = legacy.legacy_dtype(t)
+    set_default_dtype(d)
+
+
+def members() -> dict:
+    """The ``torch.*`` names this module and the legacy constructors provide; every
+    function is wrapped to accept ``out=`` (:func:`autotrace.ops.convert.with_out`)."""
+    from .. import anomaly, device as dev, grad_mode
+    from ..ops.convert import with_out
+    from ..ops.matrix import linalg_cross
+    from . import legacy
+    from .namespace import Namespace
+
+    fns = {
+        "tensor": tensor, "as_tensor": as_tensor, "from_numpy": as_tensor,
+        "ones": ones, "zeros": zeros, "empty": empty, "full": full,
+        "ones_like": ones_like, "zeros_like": zeros_like, "empty_like": empty_like, "full_like": full_like,
+        "arange": arange, "linspace": linspace, "eye": eye, "rand": rand, "randn": randn, "randint": randint,
+        "randperm": randperm, "rand_like": rand_like, "randn_like": randn_like, "randint_like": randint_like,
+        "normal": normal, "bernoulli": bernoulli, "multinomial": multinomial,
+    }
+    out = {n: with_out(n, f) for n, f in fns.items()}
+    out.update({
+        "manual_seed": manual_seed, "initial_seed": initial_seed, "seed": seed,
+        "get_rng_state": get_rng_state, "set_rng_state": set_rng_state, "Generator": Generator,
+        "device": dev.device, "cuda": Namespace("torch.cuda", dev.cuda_members()),
+        "linalg": Namespace("torch.linalg", {"cross": linalg_cross}),
+        "is_inference_mode_enabled": grad_mode.is_inference_mode_enabled,
+        "set_default_dtype": set_default_dtype, "set_default_tensor_type": set_default_tensor_type,
+        "is_anomaly_enabled": anomaly.is_anomaly_enabled,
+        "is_anomaly_check_nan_enabled": anomaly.is_anomaly_check_nan_enabled,
+    })
+    out.update(legacy.TYPED)
+    return out

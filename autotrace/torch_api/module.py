@@ -128,7 +128,7 @@ class Module:
     _script_attrs = frozenset({
         "parameters", "named_parameters", "buffers", "named_buffers", "children", "named_children",
         "modules", "named_modules", "zero_grad", "train", "eval", "training", "forward",
-        "requires_grad_", "state_dict", "load_state_dict", "to", "float", "double", "cpu", "apply",
+        "requires_grad_", "state_dict", "load_state_dict", "to", "float", "double", "cpu", "cuda", "apply",
         "register_buffer", "register_parameter", "add_module", "register_module", "get_submodule",
         "get_parameter", "extra_repr", "register_forward_hook", "register_forward_pre_hook",
         "register_full_backward_hook"})
@@ -408,6 +408,10 @@ class Module:
                         yield t
 
     def to(self, *args, **kwargs):
+        from .. import device as _device
+        for a in list(args) + [kwargs.get("device")]:
+            if isinstance(a, (str, _device.Device)) or (isinstance(a, int) and not isinstance(a, bool)):
+                _device.check(a)  # CPU-only: 'cuda' raises torch's AssertionError
         dt = kwargs.get("dtype")
         for a in args:
             if isinstance(a, dtypes.DType):
@@ -427,6 +431,10 @@ class Module:
 
     def cpu(self):
         return self
+
+    def cuda(self, device=None):
+        from .. import device as _device
+        raise AssertionError(_device.NO_CUDA)
 
     # -- state dict ---------------------------------------------------------------------
 

@@ -1,0 +1,278 @@
+"""Order statistics and predicates: ``sort``, ``argsort``, ``topk``, ``kthvalue``,
+``median``, ``cummax``/``cummin``, ``any``/``all``, ``nonzero``.
+
+Values and int64 indices as torch 2.13 on CPU (ties keep their original order; NaN
+counts as the largest value); the gradient goes to the selected positions
+(``zeros.scatter(dim, indices, grad)``, derivatives.yaml's value_selecting_reduction_backward).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from .. import dtypes
+from ..tensor import Tensor, wrap_dim
+from . import RESULT, export, make, make_multi, op
+
+_sort_ret = namedtuple("sort", ["values", "indices"])
+_topk_ret = namedtuple("topk", ["values", "indices"])
+_kth_ret = namedtuple("kthvalue", ["values", "indices"])
+_median_ret = namedtuple("median", ["values", "indices"])
+_cummax_ret = namedtuple("cummax", ["values", "indices"])
+_cummin_ret = namedtuple("cummin", ["values", "indices"])
+def _return_repr(self) -> str:
+    return f"torch.return_types.{type(self).__name__}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+for _t in (_sort_ret, _topk_ret, _kth_ret, _median_ret, _cummax_ret, _cummin_ret):
+    _t._script_attrs = frozenset({"values", "indices"})
+    _t.__module__ = "torch.return_types"
+    _t.__repr__ = _t.__str__ = _return_repr
+
+
+def _order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    """Stable argsort along ``axis``; NaN is the largest value (first when descending)."""
+    if x.dtype.kind == "b":
+        x = x.astype(np.int8)
+    if descending:
+        if x.dtype.kind == "f":
+            key = np.where(np.isnan(x), -np.inf, -x)
+            # -x maps the largest first; NaN must come before +inf
+            order = np.lexsort((key, ~np.isnan(x)), axis=axis) if x.ndim else np.zeros((), np.int64)
+            return order
+        if x.dtype.kind == "u":
+            x = x.astype(np.int64)
+        return np.argsort(-x, axis=axis, kind="stable")
+    return np.argsort(x, axis=axis, kind="stable")
+
+
+def _scatter_back(g: Tensor, dim: int, indices: Tensor, shape, keepdim: bool = True) -> Tensor:
+    """zeros(shape).scatter(dim, indices, grad) (unsqueezed first when not keepdim)."""
+    from .scatter import scatter
+    if not len(shape):
+        return g.reshape(())
+    if not keepdim:
+        g = g.unsqueeze(dim)
+        indices = Tensor._make(np.expand_dims(indices._data, dim))
+    z = Tensor._make(np.zeros(shape, dtype=g._data.dtype))
+    return scatter(z, dim, indices, g)
+
+
+def _select_op(name, node, what):
+    def backward(ctx, grads):
+        g = grads[0]
+        if g is None:
+            g = Tensor._make(np.zeros(ctx.out_meta[0][0], dtype=ctx.out_meta[0][1].np))
+        return (_scatter_back(g, ctx.dim, ctx.indices, ctx.self_sym_sizes, ctx.keepdim),)
+    return op(name, node, ("self",), vjp={"self": "zeros(self.sizes()).scatter(dim, indices, grad)"},
+              local={"self": f"1 at the {what}, 0 elsewhere"})(backward)
+
+
+SORT = _select_op("sort", "SortBackward0", "position each value came from")
+TOPK = _select_op("topk", "TopkBackward0", "k selected positions")
+KTHVALUE = _select_op("kthvalue", "KthvalueBackward0", "k-th smallest")
+MEDIAN_DIM = _select_op("median_dim", "MedianBackward1", "median")
+CUMMAX = _op = op("cummax", "CummaxBackward0", ("self",),
+                  vjp={"self": "zeros(self.sizes()).scatter_add(dim, indices, grad)"},
+                  local={"self": "1 at the running maximum's position"})(
+    lambda ctx, grads: (_cum_back(grads[0], ctx),))
+CUMMIN = op("cummin", "CumminBackward0", ("self",),
+            vjp={"self": "zeros(self.sizes()).scatter_add(dim, indices, grad)"},
+            local={"self": "1 at the running minimum's position"})(lambda ctx, grads: (_cum_back(grads[0], ctx),))
+
+
+def _cum_back(g, ctx):
+    from .scatter import scatter_add
+    if g is None:
+        g = Tensor._make(np.zeros(ctx.out_meta[0][0], dtype=ctx.out_meta[0][1].np))
+    if not len(ctx.self_sym_sizes):
+        return g
+    z = Tensor._make(np.zeros(ctx.self_sym_sizes, dtype=g._data.dtype))
+    return scatter_add(z, ctx.dim, ctx.indices, g)
+
+
+def _pair(op_, values, idx, input, attrs, ret):
+    vals, inds = make_multi(op_, [values, idx.astype(np.int64)], (input,), attrs=attrs,
+                            differentiable=(True, False))
+    if vals.grad_fn is not None:
+        vals.grad_fn.attrs["indices"] = inds
+    return ret(vals, inds)
+
+
+@export(torch=("sort",), tensor=("sort",))
+def sort(input, dim=-1, descending=False, stable=False):
+    """(values, indices) sorted along ``dim`` (SortBackward0)."""
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return _pair(SORT, x.copy(), np.zeros((), np.int64), input,
+                     {"dim": 0, "self_sym_sizes": x.shape, "keepdim": True}, _sort_ret)
+    idx = _order(x, d, descending)
+    return _pair(SORT, np.take_along_axis(x, idx, d), idx, input,
+                 {"dim": d, "self_sym_sizes": x.shape, "keepdim": True}, _sort_ret)
+
+
+@export(torch=("argsort",), tensor=("argsort",))
+def argsort(input, dim=-1, descending=False, stable=False):
+    """The int64 indices that sort ``input`` along ``dim`` (no gradient)."""
+    x = input._data
+    if x.ndim == 0:
+        return Tensor._make(np.zeros((), np.int64))
+    return Tensor._make(_order(x, wrap_dim(dim, x.ndim), descending).astype(np.int64))
+
+
+@export(torch=("topk",), tensor=("topk",))
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    """The ``k`` largest (or smallest) values along ``dim`` and their indices (TopkBackward0)."""
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    n = x.shape[d] if x.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    if x.ndim == 0:
+        return _pair(TOPK, x.copy(), np.zeros((), np.int64), input,
+                     {"dim": 0, "self_sym_sizes": x.shape, "keepdim": True}, _topk_ret)
+    idx = np.take(_order(x, d, largest), np.arange(k), axis=d)
+    return _pair(TOPK, np.take_along_axis(x, idx, d), idx, input,
+                 {"dim": d, "self_sym_sizes": x.shape, "keepdim": True}, _topk_ret)
+
+
+@export(torch=("kthvalue",), tensor=("kthvalue",))
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """The ``k``-th smallest value along ``dim`` (1-based) and its index (KthvalueBackward0)."""
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    n = x.shape[d] if x.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if x.ndim == 0:
+        return _pair(KTHVALUE, x.copy(), np.zeros((), np.int64), input,
+                     {"dim": 0, "self_sym_sizes": x.shape, "keepdim": True}, _kth_ret)
+    idx = np.take(_order(x, d, False), [k - 1], axis=d)
+    vals = np.take_along_axis(x, idx, d)
+    if not keepdim:
+        idx, vals = np.squeeze(idx, d), np.squeeze(vals, d)
+    return _pair(KTHVALUE, vals, idx, input, {"dim": d, "self_sym_sizes": x.shape, "keepdim": keepdim}, _kth_ret)
+
+
+@op("median", "MedianBackward0", ("self",), vjp={"self": "grad * (self == result) / count(self == result)"},
+    local={"self": "1/k at each of the k elements equal to the median"})
+def MEDIAN(ctx, g):
+    mask = (ctx.self == ctx.result)
+    m = mask.to(g._dtype)
+    return (m * (g / m.sum()),)
+
+
+@export(torch=("median",), tensor=("median",))
+def median(input, dim=None, keepdim=False):
+    """``median()``: the lower median of all elements (MedianBackward0, ties share the
+    gradient); ``median(dim)``: (values, indices) along ``dim`` (MedianBackward1)."""
+    x = input._data
+    if dim is None:
+        flat = np.sort(x.reshape(-1), kind="stable")
+        if flat.size == 0:
+            return Tensor._make(np.array(np.nan, dtype=x.dtype))
+        nan = np.isnan(flat) if flat.dtype.kind == "f" else np.zeros(flat.shape, bool)
+        v = flat[-1] if nan.any() else flat[(flat.size - 1) // 2]
+        return make(MEDIAN, np.array(v, dtype=x.dtype), (input,), save={"self": input, "result": RESULT})
+    d = wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return _pair(MEDIAN_DIM, x.copy(), np.zeros((), np.int64), input,
+                     {"dim": 0, "self_sym_sizes": x.shape, "keepdim": True}, _median_ret)
+    n = x.shape[d]
+    order = _order(x, d, False)
+    idx = np.take(order, [(n - 1) // 2], axis=d)
+    if x.dtype.kind == "f":
+        has_nan = np.isnan(x).any(axis=d, keepdims=True)
+        first_nan = np.argmax(np.isnan(x), axis=d)[..., None] if d == x.ndim - 1 else \
+            np.expand_dims(np.argmax(np.isnan(x), axis=d), d)
+        idx = np.where(has_nan, first_nan, idx)
+    vals = np.take_along_axis(x, idx, d)
+    if not keepdim:
+        idx, vals = np.squeeze(idx, d), np.squeeze(vals, d)
+    return _pair(MEDIAN_DIM, vals, idx, input, {"dim": d, "self_sym_sizes": x.shape, "keepdim": keepdim},
+                 _median_ret)
+
+
+def _cum(input, dim, better, op_, ret):
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return _pair(op_, x.copy(), np.zeros((), np.int64), input, {"dim": 0, "self_sym_sizes": x.shape}, ret)
+    xm = np.moveaxis(x, d, -1)
+    vals = np.empty_like(xm)
+    idx = np.empty(xm.shape, dtype=np.int64)
+    best = xm[..., 0].copy()
+    bi = np.zeros(best.shape, dtype=np.int64)
+    for i in range(xm.shape[-1]):
+        cur = xm[..., i]
+        take = better(cur, best) | (cur == best)
+        if x.dtype.kind == "f":
+            take = take | np.isnan(cur)
+            take = take & ~(np.isnan(best) & ~np.isnan(cur))
+        best = np.where(take, cur, best)
+        bi = np.where(take, i, bi)
+        vals[..., i] = best
+        idx[..., i] = bi
+    return _pair(op_, np.moveaxis(vals, -1, d), np.moveaxis(idx, -1, d), input,
+                 {"dim": d, "self_sym_sizes": x.shape}, ret)
+
+
+@export(torch=("cummax",), tensor=("cummax",))
+def cummax(input, dim):
+    """Running maximum along ``dim`` and the index where it was reached (the last of equal
+    values; CummaxBackward0)."""
+    return _cum(input, dim, np.greater, CUMMAX, _cummax_ret)
+
+
+@export(torch=("cummin",), tensor=("cummin",))
+def cummin(input, dim):
+    return _cum(input, dim, np.less, CUMMIN, _cummin_ret)
+
+
+# -- predicates ---------------------------------------------------------------------------
+
+
+def _reduce_bool(fn, name):
+    def reduce(input, dim=None, keepdim=False, *, out=None):
+        x = input._data
+        out_dtype = np.uint8 if x.dtype == np.uint8 else np.bool_
+        if dim is None:
+            return Tensor._make(np.asarray(fn(x != 0)).astype(out_dtype))
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        axes = tuple(wrap_dim(d, x.ndim) for d in dims) if x.ndim else ()
+        if not axes:
+            return Tensor._make(np.asarray(x != 0).astype(out_dtype))
+        return Tensor._make(np.asarray(fn(x != 0, axis=axes, keepdims=keepdim)).astype(out_dtype))
+    reduce.__name__ = name
+    reduce.__doc__ = (f"``{name}()``: whether {'any element is' if name == 'any' else 'all elements are'} nonzero "
+                      f"(over ``dim`` when given; bool, uint8 for uint8 input). No gradient.")
+    return reduce
+
+
+any_ = export(torch=("any",), tensor=("any",), name="any")(_reduce_bool(np.any, "any"))
+all_ = export(torch=("all",), tensor=("all",), name="all")(_reduce_bool(np.all, "all"))
+
+
+@export(torch=("nonzero",), tensor=("nonzero",))
+def nonzero(input, *, as_tuple=False):
+    """Indices of the nonzero elements: an (n, ndim) int64 tensor, or one 1-d tensor per
+    dim with ``as_tuple=True``."""
+    x = input._data
+    if as_tuple:
+        if x.ndim == 0:
+            return (Tensor._make(np.nonzero(np.atleast_1d(x))[0].astype(np.int64)),)
+        return tuple(Tensor._make(i.astype(np.int64)) for i in np.nonzero(x))
+    if x.ndim == 0:
+        return Tensor._make(np.zeros((1 if x != 0 else 0, 0), dtype=np.int64))
+    return Tensor._make(np.argwhere(x).astype(np.int64))
+
+
+@export(torch=("count_nonzero",), tensor=("count_nonzero",))
+def count_nonzero(input, dim=None):
+    x = input._data
+    if dim is None:
+        return Tensor._make(np.array(np.count_nonzero(x), dtype=np.int64))
+    return Tensor._make(np.asarray(np.count_nonzero(x, axis=wrap_dim(dim, x.ndim))).astype(np.int64))
