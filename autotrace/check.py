@@ -114,12 +114,35 @@ def load_golden(path: str) -> dict:
         doc = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
         raise GoldenError(f"{path}: not a JSON document ({e})") from None
+    except RecursionError:
+        raise GoldenError(f"{path}: nested too deeply to be a golden file") from None
     if not isinstance(doc, dict):
         raise GoldenError(f"{path}: not a JSON object")
+    if _depth(doc) > MAX_GOLDEN_DEPTH:
+        raise GoldenError(f"{path}: nested too deeply to be a golden file (more than {MAX_GOLDEN_DEPTH} levels)")
     version = doc.get("schema_version")
     if version != 1:
         raise GoldenError(f"{path}: schema_version {version!r}; this autotrace reads schema_version 1")
     return doc
+
+
+#: how deeply a golden's arrays and objects may nest (a tensor of 64 dimensions is torch's limit)
+MAX_GOLDEN_DEPTH = 100
+
+
+def _depth(doc) -> int:
+    deepest, stack = 0, [(doc, 1)]
+    while stack:
+        v, d = stack.pop()
+        if d > deepest:
+            deepest = d
+            if d > MAX_GOLDEN_DEPTH:
+                break
+        if isinstance(v, dict):
+            stack.extend((x, d + 1) for x in v.values())
+        elif isinstance(v, list):
+            stack.extend((x, d + 1) for x in v)
+    return deepest
 
 
 def write_golden(path: str, golden: dict, *, script: str | None = None) -> None:

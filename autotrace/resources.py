@@ -26,3 +26,20 @@ def check_shape(shape) -> None:
         n *= int(s)
     if n > max_elements:
         raise element_limit(n)
+
+
+def check_broadcast_size(*shapes) -> None:
+    """Raise before a broadcast of ``shapes`` would allocate too many elements; shapes
+    that do not broadcast are left to the op's own error."""
+    import numpy as np
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        return
+    check_shape(shape)
+
+
+def check_count(n: int) -> None:
+    """Raise when an array of ``n`` elements is over the limit (before allocating it)."""
+    if n > max_elements:
+        raise element_limit(n)

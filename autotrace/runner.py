@@ -146,6 +146,8 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
             try:
                 with np.errstate(all="ignore"):  # 1e40 becomes inf in float32, silently as in torch
                     t = creation.tensor(value, dtype=dtypes.float32, requires_grad=True)
+            except OverflowError:
+                raise UsageError(f"--set {name}: a number is too large for a float32 tensor") from None
             except (ValueError, TypeError, RuntimeError) as e:
                 raise UsageError(f"--set {name}: not a tensor: {e} (rows of a nested list must have equal "
                                  "lengths)") from None

@@ -180,7 +180,11 @@ class RunState:
             raise seq_limit(n, what)
 
     def write(self, text: str) -> None:
-        """Append printed text to the captured stdout, enforcing the output limit."""
+        """Append printed text to the captured stdout, enforcing the output limit.
+        Text that UTF-8 cannot encode (a lone surrogate, ``print("\\ud800")``) raises
+        Python's UnicodeEncodeError here, at the script's print, as Python's stdout would."""
+        if not text.isascii():
+            text.encode("utf-8")
         room = self.max_out - self.out_len
         if len(text) > room:
             if room > 0:
