@@ -100,14 +100,25 @@ def dumps_golden(golden: dict) -> str:
     return json.dumps(golden, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+#: largest golden file read
+MAX_GOLDEN_BYTES = 256 * 1024 * 1024
+
+
 def load_golden(path: str) -> dict:
+    """The golden document at ``path``: a regular file (a FIFO or device is refused
+    without waiting on it), JSON, at most :data:`MAX_GOLDEN_DEPTH` levels deep, with
+    schema_version 1. Raises :class:`GoldenError`."""
+    from .files import UnsafeTarget, read_regular
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        raw = read_regular(path, MAX_GOLDEN_BYTES)
     except FileNotFoundError:
         raise GoldenError(f"{path}: no such golden file (write it with --update)") from None
     except IsADirectoryError:
         raise GoldenError(f"{path}: is a directory, not a golden file") from None
+    except UnsafeTarget:
+        raise GoldenError(f"{path}: is not a regular file; a golden file must be one") from None
+    except ValueError as e:
+        raise GoldenError(f"{path}: {e}") from None
     except OSError as e:
         raise GoldenError(f"{path}: {e.strerror}") from None
     try:
@@ -145,16 +156,21 @@ def _depth(doc) -> int:
     return deepest
 
 
-def write_golden(path: str, golden: dict, *, script: str | None = None) -> None:
+def write_golden(path: str, golden: dict, *, script: str | None = None, derived: bool = True) -> None:
     """Write ``golden`` to ``path`` whole or not at all (temporary file in the same
-    directory, then rename). Refuses to replace the script itself."""
+    directory, then rename). Refuses to replace the script itself. A ``derived`` path
+    (named after the script, not by the user) is never written through a symbolic link
+    nor over anything but a regular file (:mod:`autotrace.files`); GoldenError then."""
     if script is not None and os.path.exists(path) and os.path.exists(script):
         if os.path.samefile(path, script):
             raise GoldenError(f"{path}: is the script itself; give the golden another name")
     text = dumps_golden(golden)
-    from .files import write_atomic
+    from .files import UnsafeTarget, write_atomic
 
-    write_atomic(path, text.encode("utf-8"))
+    try:
+        write_atomic(path, text.encode("utf-8"), follow_symlinks=not derived)
+    except UnsafeTarget as e:
+        raise GoldenError(f"{path}: {e.strerror}; not written") from None
 
 
 # ---------------------------------------------------------------- comparison

@@ -107,6 +107,8 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
     from .interpreter import Limits, ScriptRejected, free_names, parse_script, run_program
     from .torch_api import creation, modules
 
+    from .interpreter.limits import COMMAND
+    COMMAND.phase = "running the script"
     options = options or Options()
     text = source.decode("utf-8", errors="replace") if isinstance(source, bytes) else source
     try:
@@ -239,8 +241,9 @@ def _resource_limits(limits):
     where the platform has it) for the duration of a run; restore both after."""
     from . import resources
 
-    prev_elements = resources.max_elements
+    prev_elements, prev_flops = resources.max_elements, resources.max_flops
     resources.max_elements = getattr(limits, "max_elements", resources.DEFAULT_MAX_ELEMENTS)
+    resources.max_flops = getattr(limits, "max_flops", resources.DEFAULT_MAX_FLOPS)
     prev_as = None
     try:
         import resource
@@ -257,7 +260,7 @@ def _resource_limits(limits):
     try:
         yield
     finally:
-        resources.max_elements = prev_elements
+        resources.max_elements, resources.max_flops = prev_elements, prev_flops
         if prev_as is not None:
             import resource
             resource.setrlimit(resource.RLIMIT_AS, prev_as)

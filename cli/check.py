@@ -74,8 +74,20 @@ def command(
     entries = [(None, expect)] if expr is not None else [(s, expect or lib.default_golden_path(s)) for s in scripts]
     results = []
     worst = common.EXIT_OK
-    for script, golden_path in entries:
-        result, code = _check_one(lib, script, expr, golden_path, update, rtol, atol, set_, lim, no_color)
+    from autotrace.interpreter.limits import LimitExceeded
+    for i, (script, golden_path) in enumerate(entries):
+        if i:   # each script has the whole time limit for reading, running, comparing, writing
+            lim = common.limits(timeout, max_steps, limit)
+        try:
+            result, code = _check_one(lib, script, expr, golden_path, update, rtol, atol, set_, lim, no_color,
+                                      derived=expect is None)
+        except (LimitExceeded, MemoryError) as e:
+            from autotrace.interpreter.limits import command_memory
+            reason = e.message if isinstance(e, LimitExceeded) else command_memory().message
+            sys.stderr.write(f"{script or '<expr>'}: error: LimitError: {reason}\n")
+            result = {"script": script or "<expr>", "golden": golden_path, "status": "error", "differences": [],
+                      "error": None, "reason": reason}
+            code = common.EXIT_SCRIPT
         results.append(result)
         worst = _worse(worst, code)
         if not json_out:
@@ -109,8 +121,9 @@ def _worse(a: int, b: int) -> int:
     return a if _RANK.get(a, 9) >= _RANK.get(b, 9) else b
 
 
-def _check_one(lib, script, expr, golden_path, update, rtol, atol, sets, lim, no_color):
-    """(result dict, exit code) for one script."""
+def _check_one(lib, script, expr, golden_path, update, rtol, atol, sets, lim, no_color, derived=True):
+    """(result dict, exit code) for one script; ``derived`` when the golden's path was
+    made from the script's (then it is never written through a symbolic link)."""
     from autotrace.runner import UsageError, run
 
     shown = "<expr>" if script is None else "<stdin>" if script == "-" else script
@@ -126,6 +139,7 @@ def _check_one(lib, script, expr, golden_path, update, rtol, atol, sets, lim, no
             and os.path.exists(script) and os.path.samefile(script, golden_path):
         return usage(f"{golden_path}: is the script itself; the golden must be another file")
     golden = None
+    common.phase("reading the golden file")
     if not update:
         try:
             golden = lib.load_golden(golden_path)
@@ -140,6 +154,7 @@ def _check_one(lib, script, expr, golden_path, update, rtol, atol, sets, lim, no
         trace = run(src.data, src.name, sets=sets or (), limits=lim)
     except UsageError as e:
         return usage(str(e))
+    common.phase("rendering the run as JSON")
     doc = lib.document_of(trace)
     result["error"] = doc["error"]
 
@@ -149,8 +164,10 @@ def _check_one(lib, script, expr, golden_path, update, rtol, atol, sets, lim, no
             result["reason"] = "the script hit a limit; a golden file must not pin a limit"
             return result, common.EXIT_SCRIPT
         name = os.path.basename(script) if script not in (None, "-") else src.name
+        common.phase("writing the golden file")
         try:
-            lib.write_golden(golden_path, lib.golden_of(doc, name), script=script if script != "-" else None)
+            lib.write_golden(golden_path, lib.golden_of(doc, name), script=script if script != "-" else None,
+                             derived=derived)
         except lib.GoldenError as e:
             return usage(str(e))
         except OSError as e:
@@ -158,6 +175,7 @@ def _check_one(lib, script, expr, golden_path, update, rtol, atol, sets, lim, no
         result["status"] = "updated"
         return result, common.EXIT_OK
 
+    common.phase("comparing with the golden file")
     diffs = lib.compare(golden, doc, rtol=rtol, atol=atol)
     result["differences"] = [d.to_json() for d in diffs]
     if doc["error"] is not None and (golden.get("error") is None or doc["error"].get("phase") == "limit"):

@@ -45,8 +45,8 @@ def command(
         common.fail_usage(f"--format must be text or md, not {fmt!r}")
     if pass_ is not None and pass_ < 1:
         common.fail_usage("--pass counts from 1")
+    lim = common.limits(timeout, max_steps, limit)    # the time limit starts before reading
     src = common.read_source(script, expr)
-    lim = common.limits(timeout, max_steps, limit)
     from autotrace import explain as ex_mod
     from autotrace.runner import UsageError
 
@@ -64,6 +64,7 @@ def command(
             common.fail_usage(f"--wrt {wrt}: no leaf tensor of the graph is named {wrt!r} (leaves: {known})")
     if of is not None and trace.passes and all(p.line is not None for p in trace.passes):
         sys.stderr.write(f"note: --of {of} is ignored: the script runs its own backward passes\n")
+    common.phase("explaining")
     ex = ex_mod.explain(trace, of=of, wrt=wrt, pass_number=pass_)
     if verify:
         def rerun(perturb):
@@ -71,7 +72,9 @@ def command(
                 return ex_mod.run(src.data, src.name, sets=set_ or (), limits=lim, of=of, perturb=perturb)
             except UsageError:
                 return None
+        common.phase("verifying the gradients (--verify)")
         ex.verification = ex_mod.verify(trace, rerun, pass_number=pass_, of=of)
+    common.phase("rendering the explanation")
     if json_out:
         from autotrace.render import explain_json
         sys.stdout.write(explain_json.render(ex) + "\n")

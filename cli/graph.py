@@ -75,14 +75,15 @@ def command(
         sys.stderr.write("error: " + svg.INSTALL_HINT.format(fmt=fmt.upper()) + "\n")
         raise typer.Exit(common.EXIT_SCRIPT)
 
+    lim = common.limits(timeout, max_steps, limit)    # the time limit starts before reading
     src = common.read_source(script, expr)
-    trace = common.run_trace(src, set_, common.limits(timeout, max_steps, limit),
-                             keep_values=values, of=of if values else None)
+    trace = common.run_trace(src, set_, lim, keep_values=values, of=of if values else None)
     if trace.error is not None and trace.error.get("phase") == "parse":
         common.report_script_error(trace)
         raise typer.Exit(common.EXIT_SCRIPT)
 
     from autotrace.render import dot
+    common.phase("drawing the graph")
     try:
         source = dot.render(trace, dot.GraphOptions(values=values, saved=saved, show_none=show_none, of=of,
                                                     pass_number=pass_number, collapse=collapse,
@@ -95,6 +96,7 @@ def command(
                "error": trace.error}
         sys.stdout.write(render_json.dumps(doc) + "\n")
         raise typer.Exit(common.EXIT_SCRIPT if trace.error is not None else common.EXIT_OK)
+    common.phase(f"rendering the graph as {fmt.upper()}")
     try:
         data = svg.render(source, fmt)
     except svg.RenderUnavailable as e:
@@ -104,6 +106,7 @@ def command(
         sys.stderr.write(f"error: {e}\n")
         raise typer.Exit(common.EXIT_SCRIPT)
 
+    common.phase("writing the graph")
     if output == "-":
         sys.stdout.flush()
         sys.stdout.buffer.write(data)

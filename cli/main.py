@@ -63,7 +63,13 @@ def main() -> None:
     """Console-script entry point: exit 2 for usage errors (Click's), 70 with a traceback
     for bugs in autotrace."""
     try:
-        app(standalone_mode=True)
+        try:
+            app(standalone_mode=True)
+        except (MemoryError, _limit_exceeded()) as e:
+            sys.exit(_report_limit(e))
+        finally:
+            if "autotrace.interpreter.limits" in sys.modules:
+                sys.modules["autotrace.interpreter.limits"].stop_command()
     except SystemExit:
         raise
     except KeyboardInterrupt:
@@ -85,6 +91,29 @@ def main() -> None:
             "autotrace: internal error (a bug in autotrace, not in your script). "
             "Please report it with the script that triggered it.\n")
         sys.exit(common.EXIT_INTERNAL)
+
+
+def _limit_exceeded():
+    from autotrace.interpreter.limits import LimitExceeded
+    return LimitExceeded
+
+
+def _report_limit(e) -> int:
+    """One line for a limit reached outside the script's run (reading, explaining,
+    rendering, writing): ``SCRIPT: error: LimitError: time limit of 10 s reached while
+    explaining (use --timeout to raise it)``; exit 1."""
+    from autotrace.interpreter.limits import COMMAND, LimitExceeded, command_memory
+    import gc
+    gc.collect()
+    message = e.message if isinstance(e, LimitExceeded) else (
+        str(e) if str(e).endswith("to raise it)") else command_memory().message)
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        _quiet_stdout()
+    where = COMMAND.script or "autotrace"
+    sys.stderr.write(f"{where}: error: LimitError: {message}\n")
+    return common.EXIT_SCRIPT
 
 
 def _quiet_stdout() -> None:

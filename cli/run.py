@@ -27,8 +27,10 @@ def run(
     no_color: bool = common.NoColorOpt,
     width: Optional[int] = common.WidthOpt,
 ):
+    lim = common.limits(timeout, max_steps, limit)    # the time limit starts before reading
     src = common.read_source(script, expr)
-    trace = common.run_trace(src, set_, common.limits(timeout, max_steps, limit))
+    trace = common.run_trace(src, set_, lim)
+    common.phase("rendering the output")
     if json_out:
         from autotrace.render import json as render_json
         sys.stdout.write(render_json.render(trace) + "\n")
