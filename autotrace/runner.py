@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 from dataclasses import dataclass
 
 from .trace import Trace, variable_of
+
+#: digits after the point the views after the run show at most
+MAX_VIEW_PRECISION = 30
 
 DEFAULT_SEED = 67280421310721  # PyTorch's default CPU seed value; unseeded runs are repeatable
 
@@ -169,11 +173,22 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         record.active = None
         site.current = None
 
+    # the views after the run (tables, labels, explain) are autotrace's, not the script's
+    # prints: a huge precision the script set (set_printoptions(precision=3_000_000))
+    # would make each of 10,000 shown numbers millions of digits long
+    from . import printing
+    printing.options.precision = min(printing.options.precision, MAX_VIEW_PRECISION)
     out_vars = {}
+    seen = {}   # one record per tensor however many names it has (a = b = c = big)
     for name, value in variables.items():
+        done = seen.get(id(value))
+        if done is not None and done[0] is value:
+            out_vars[name] = dataclasses.replace(done[1], name=name)
+            continue
         v = variable_of(name, value)
         if v is not None:
             out_vars[name] = v
+            seen[id(value)] = (value, v)
     return Trace(
         script=filename, source=text, stdout=result.stdout, error=error,
         warnings=[{"category": w["category"], "message": w["message"], "line": w["line"]}

@@ -84,7 +84,7 @@ def command(
         except (LimitExceeded, MemoryError) as e:
             from autotrace.interpreter.limits import command_memory
             reason = e.message if isinstance(e, LimitExceeded) else command_memory().message
-            sys.stderr.write(f"{script or '<expr>'}: error: LimitError: {reason}\n")
+            sys.stderr.write(common.visible(f"{script or '<expr>'}: error: LimitError: {reason}") + "\n")
             result = {"script": script or "<expr>", "golden": golden_path, "status": "error", "differences": [],
                       "error": None, "reason": reason}
             code = common.EXIT_SCRIPT
@@ -131,7 +131,7 @@ def _check_one(lib, script, expr, golden_path, update, rtol, atol, sets, lim, no
 
     def usage(reason):
         result["reason"] = reason
-        sys.stderr.write(f"error: {reason}\n")
+        sys.stderr.write(f"error: {common.visible(reason)}\n")
         return result, common.EXIT_USAGE
 
     # the golden: read it first (a missing golden is a usage mistake), never the script itself

@@ -177,8 +177,39 @@ def console(stderr: bool = False, no_color: bool = False, width: Optional[int] =
         fail_usage(f"--width must be at least {MIN_WIDTH} columns")
     off = color_off(no_color)
     # rich's no_color drops colours but keeps bold/underline escapes; plain means no escapes at all
-    return Console(stderr=stderr, no_color=off, width=width, highlight=False, soft_wrap=False,
-                   **({"color_system": None} if off else {}))
+    return _safe_console_class()(stderr=stderr, no_color=off, width=width, highlight=False, soft_wrap=False,
+                                 **({"color_system": None} if off else {}))
+
+
+_SAFE_CONSOLE = None
+
+
+def _safe_console_class():
+    """A rich Console whose text — the script's printed output, source excerpts, names,
+    values and string literals alike — has control characters and bidi overrides made
+    visible (:func:`autotrace.interpreter.errors.visible`) before rich adds its own
+    styling escapes. Only text segments are escaped; rich's control segments stay."""
+    global _SAFE_CONSOLE
+    if _SAFE_CONSOLE is None:
+        from rich.console import Console
+        from rich.segment import Segment
+
+        from autotrace.interpreter.errors import visible
+
+        class SafeConsole(Console):
+            def _render_buffer(self, buffer):
+                return super()._render_buffer(
+                    [seg if seg.control or seg.text.isprintable() else Segment(visible(seg.text), seg.style, seg.control)
+                     for seg in buffer])
+
+        _SAFE_CONSOLE = SafeConsole
+    return _SAFE_CONSOLE
+
+
+def visible(text: str) -> str:
+    """``text`` with control characters and bidi overrides escaped (for stderr lines)."""
+    from autotrace.interpreter.errors import visible as _visible
+    return _visible(text)
 
 
 def run_trace(src: ScriptSource, sets: Optional[List[str]], lim, keep_values=False, of=None):

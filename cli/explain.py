@@ -80,7 +80,7 @@ def command(
         sys.stdout.write(explain_json.render(ex) + "\n")
     elif fmt == "md":
         from autotrace.render import explain_markdown
-        sys.stdout.write(explain_markdown.render(ex, all_steps=all_steps))
+        sys.stdout.write(common.visible(explain_markdown.render(ex, all_steps=all_steps)))
     else:
         from autotrace.render import explain_console
         explain_console.render(ex, common.console(no_color=no_color, width=width), all_steps=all_steps)

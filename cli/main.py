@@ -112,7 +112,7 @@ def _report_limit(e) -> int:
     except (OSError, ValueError):
         _quiet_stdout()
     where = COMMAND.script or "autotrace"
-    sys.stderr.write(f"{where}: error: LimitError: {message}\n")
+    sys.stderr.write(common.visible(f"{where}: error: LimitError: {message}") + "\n")
     return common.EXIT_SCRIPT
 
 

@@ -250,6 +250,17 @@ def format_error(filename: str, source: str, error: ScriptError) -> str:
 _MAX_SHOWN = 160
 
 
+def visible(text: str) -> str:
+    """``text`` safe for a terminal: every character Python does not call printable —
+    control characters (ESC starts the sequences that set a window title, write the
+    clipboard or clear the screen), bidi overrides (``\u202e``), zero-width and other
+    format characters, lone surrogates — shown as its escape (``\x1b``, ``\u202e``),
+    the rule error messages use; newlines and tabs are kept."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == "\n" or c == "\t" else ascii(c)[1:-1] for c in text)
+
+
 def _printable(text: str, col: int, width: int) -> tuple[str, int, int]:
     """Show control characters and other unprintable ones as escapes (``\\x00``) so a
     binary file's bytes never reach the terminal raw; move the caret span along."""

@@ -34,7 +34,8 @@ def run_report(trace: Trace, console, err_console=None) -> None:
     from rich.tree import Tree
 
     if trace.stdout:
-        console.out(trace.stdout, end="", highlight=False)
+        from ..interpreter.errors import visible
+        console.out(visible(trace.stdout), end="", highlight=False)  # rich would drop BEL and CR silently
     if trace.warnings:
         for w in trace.warnings:
             where = f"line {w['line']}: " if w.get("line") else ""
