@@ -82,7 +82,8 @@ def command(
             result, code = _check_one(lib, script, expr, golden_path, update, rtol, atol, set_, lim, no_color,
                                       derived=expect is None)
         except (LimitExceeded, MemoryError) as e:
-            from autotrace.interpreter.limits import command_memory
+            from autotrace.interpreter.limits import command_memory, stop_command
+            stop_command()
             reason = e.message if isinstance(e, LimitExceeded) else command_memory().message
             sys.stderr.write(common.visible(f"{script or '<expr>'}: error: LimitError: {reason}") + "\n")
             result = {"script": script or "<expr>", "golden": golden_path, "status": "error", "differences": [],

@@ -102,7 +102,8 @@ def _report_limit(e) -> int:
     """One line for a limit reached outside the script's run (reading, explaining,
     rendering, writing): ``SCRIPT: error: LimitError: time limit of 10 s reached while
     explaining (use --timeout to raise it)``; exit 1."""
-    from autotrace.interpreter.limits import COMMAND, LimitExceeded, command_memory
+    from autotrace.interpreter.limits import COMMAND, LimitExceeded, command_memory, stop_command
+    stop_command()
     import gc
     gc.collect()
     message = e.message if isinstance(e, LimitExceeded) else (

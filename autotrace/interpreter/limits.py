@@ -173,6 +173,8 @@ class RunState:
         """Record that ``limit`` was reached (every later tick fails too) and raise."""
         self.dead = limit_error(limit)
         self.check_at = -1
+        if limit == "timeout" and math.isfinite(COMMAND.deadline):
+            _grace_for_report()
         raise limit_error(limit)
 
     def charge(self, n: int) -> None:
@@ -301,7 +303,10 @@ def command_memory() -> LimitExceeded:
 
 
 def _command_alarm(signum, frame):
+    if COMMAND.expired:      # already raised (a checkpoint, or this alarm): being reported
+        return
     COMMAND.expired = True
+    COMMAND.deadline = -math.inf
     if RT.active:
         RT.kill("timeout")
     raise command_timeout()
@@ -314,6 +319,7 @@ def start_command(timeout: float, memory_mib: int | None = None, script: str | N
     c = COMMAND
     now = _monotonic()
     c.timeout = float(timeout)
+    _disarm()
     c.deadline = now + timeout if timeout > 0 and math.isfinite(timeout) else math.inf
     c.expired = False
     c.phase = "reading the script"
@@ -332,6 +338,7 @@ def start_command(timeout: float, memory_mib: int | None = None, script: str | N
     if memory_mib:
         c.memory = int(memory_mib)
         try:
+            import numpy  # noqa: F401  - its BLAS threads reserve their buffers before the cap
             import resource
             soft, hard = resource.getrlimit(resource.RLIMIT_AS)
             want = c.memory * 1024 * 1024
@@ -342,6 +349,22 @@ def start_command(timeout: float, memory_mib: int | None = None, script: str | N
         except (ImportError, ValueError, OSError):  # pragma: no cover
             pass
     return c.deadline
+
+
+#: seconds the command has, after the script's run hit the time limit, to show what
+#: the run computed (its output, the tensors so far) and the error
+REPORT_GRACE = 2.0
+
+
+def _grace_for_report() -> None:
+    c = COMMAND
+    c.expired = False
+    c.deadline = _monotonic() + REPORT_GRACE
+    if c.installed:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, REPORT_GRACE + GRACE)
+        except (ValueError, OSError):  # pragma: no cover
+            pass
 
 
 def phase(name: str) -> None:
@@ -356,6 +379,7 @@ def checkpoint() -> None:
     c = COMMAND
     if c.expired or _monotonic() >= c.deadline:
         c.expired = True
+        _disarm()            # the alarm must not fire again while the limit is reported
         raise command_timeout()
 
 
@@ -364,12 +388,15 @@ def remaining() -> float:
     return COMMAND.deadline - _monotonic()
 
 
-def stop_command() -> None:
-    """Cancel the whole-command alarm (the command is done)."""
-    c = COMMAND
-    c.deadline = math.inf
-    if c.installed:
+def _disarm() -> None:
+    if COMMAND.installed:
         try:
             signal.setitimer(signal.ITIMER_REAL, 0)
         except (ValueError, OSError):  # pragma: no cover
             pass
+
+
+def stop_command() -> None:
+    """Cancel the whole-command alarm (the command is done, or a limit is being reported)."""
+    COMMAND.deadline = math.inf
+    _disarm()
