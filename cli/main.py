@@ -62,6 +62,7 @@ _register()
 def main() -> None:
     """Console-script entry point: exit 2 for usage errors (Click's), 70 with a traceback
     for bugs in autotrace."""
+    sys.stderr = _SafeStderr(sys.stderr)
     try:
         try:
             app(standalone_mode=True)
@@ -91,6 +92,30 @@ def main() -> None:
             "autotrace: internal error (a bug in autotrace, not in your script). "
             "Please report it with the script that triggered it.\n")
         sys.exit(common.EXIT_INTERNAL)
+
+
+class _SafeStderr:
+    """stderr with the terminal rule applied to everything written: Click's usage errors
+    echo arguments (``Got unexpected extra argument(s) (\u202e)``), so control characters
+    and bidi overrides are made visible here too; colour sequences (SGR) pass."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        if not text.isprintable():
+            from autotrace.interpreter.errors import visible
+            text = "".join(part if _SGR.fullmatch(part) else visible(part) for part in _SGR_SPLIT.split(text))
+        return self._stream.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+import re as _re  # noqa: E402
+
+_SGR = _re.compile(r"\x1b\[[0-9;]*m")
+_SGR_SPLIT = _re.compile(r"(\x1b\[[0-9;]*m)")
 
 
 def _limit_exceeded():
