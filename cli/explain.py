@@ -66,7 +66,7 @@ def command(
         sys.stderr.write(f"note: --of {of} is ignored: the script runs its own backward passes\n")
     common.phase("explaining")
     ex = ex_mod.explain(trace, of=of, wrt=wrt, pass_number=pass_)
-    if verify:
+    if verify and (pass_ is None or pass_ <= len(trace.passes)):   # the script failed before pass N
         def rerun(perturb):
             try:
                 return ex_mod.run(src.data, src.name, sets=set_ or (), limits=lim, of=of, perturb=perturb)

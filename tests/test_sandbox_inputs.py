@@ -168,3 +168,13 @@ def test_small_results_still_work(tmp_path):
     import json
     assert json.loads(proc.stdout)["stdout"] == (
         f"{int('1' * 100, 2) % 7} {int('0x' + 'f' * 1000, 0) % 10}\n  1\n(2, 3)\ntorch.Size([2, 4])\n")
+
+
+def test_verify_of_a_pass_the_failing_script_never_ran(tmp_path):
+    """Found by the fuzz campaign: ``explain --pass 9 --verify`` of a script that fails
+    before its first backward pass indexed a missing pass (exit 70)."""
+    (tmp_path / "s.py").write_text("import torch\nb = torch.ones(3, requires_grad=True)\nb.backward()\n",
+                                   encoding="utf-8")
+    proc = run_capped("explain", "s.py", "--pass", "9", "--verify", cwd=tmp_path)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "s.py:3:1: error: RuntimeError: grad can be implicitly created only for scalar outputs" in proc.stderr
