@@ -105,38 +105,77 @@ def dumps_golden(golden: dict) -> str:
     return json.dumps(golden, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+#: largest golden file read
+MAX_GOLDEN_BYTES = 256 * 1024 * 1024
+
+
 def load_golden(path: str) -> dict:
+    """The golden document at ``path``: a regular file (a FIFO or device is refused
+    without waiting on it), JSON, at most :data:`MAX_GOLDEN_DEPTH` levels deep, with
+    schema_version 1. Raises :class:`GoldenError`."""
+    from .files import UnsafeTarget, read_regular
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        raw = read_regular(path, MAX_GOLDEN_BYTES)
     except FileNotFoundError:
         raise GoldenError(messages.text("check.golden.missing", path=path)) from None
     except IsADirectoryError:
         raise GoldenError(messages.text("check.golden.directory", path=path)) from None
+    except UnsafeTarget:
+        raise GoldenError(f"{path}: is not a regular file; a golden file must be one") from None
+    except ValueError as e:
+        raise GoldenError(f"{path}: {e}") from None
     except OSError as e:
         raise GoldenError(f"{path}: {e.strerror}") from None
     try:
         doc = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
         raise GoldenError(messages.text("check.golden.not_json", path=path, error=e)) from None
+    except RecursionError:
+        raise GoldenError(f"{path}: nested too deeply to be a golden file") from None
     if not isinstance(doc, dict):
         raise GoldenError(messages.text("check.golden.not_object", path=path))
+    if _depth(doc) > MAX_GOLDEN_DEPTH:
+        raise GoldenError(f"{path}: nested too deeply to be a golden file (more than {MAX_GOLDEN_DEPTH} levels)")
     version = doc.get("schema_version")
     if version != 1:
         raise GoldenError(messages.text("check.golden.version", path=path, version=repr(version)))
     return doc
 
 
-def write_golden(path: str, golden: dict, *, script: str | None = None) -> None:
+#: how deeply a golden's arrays and objects may nest (a tensor of 64 dimensions is torch's limit)
+MAX_GOLDEN_DEPTH = 100
+
+
+def _depth(doc) -> int:
+    deepest, stack = 0, [(doc, 1)]
+    while stack:
+        v, d = stack.pop()
+        if d > deepest:
+            deepest = d
+            if d > MAX_GOLDEN_DEPTH:
+                break
+        if isinstance(v, dict):
+            stack.extend((x, d + 1) for x in v.values())
+        elif isinstance(v, list):
+            stack.extend((x, d + 1) for x in v)
+    return deepest
+
+
+def write_golden(path: str, golden: dict, *, script: str | None = None, derived: bool = True) -> None:
     """Write ``golden`` to ``path`` whole or not at all (temporary file in the same
-    directory, then rename). Refuses to replace the script itself."""
+    directory, then rename). Refuses to replace the script itself. A ``derived`` path
+    (named after the script, not by the user) is never written through a symbolic link
+    nor over anything but a regular file (:mod:`autotrace.files`); GoldenError then."""
     if script is not None and os.path.exists(path) and os.path.exists(script):
         if os.path.samefile(path, script):
             raise GoldenError(messages.text("check.golden.is_script", path=path))
     text = dumps_golden(golden)
-    from .files import write_atomic
+    from .files import UnsafeTarget, write_atomic
 
-    write_atomic(path, text.encode("utf-8"))
+    try:
+        write_atomic(path, text.encode("utf-8"), follow_symlinks=not derived)
+    except UnsafeTarget as e:
+        raise GoldenError(f"{path}: {e.strerror}; not written") from None
 
 
 # ---------------------------------------------------------------- comparison

@@ -9,16 +9,43 @@ from __future__ import annotations
 
 warnings: list[dict] = []
 
+#: distinct warnings kept per run; later ones are only counted (``suppressed``)
+MAX_WARNINGS = 1000
+
+#: the same warning from the same line is recorded this many times (every emission, as
+#: ``simplefilter("always")`` shows them, for the usual few); a loop reading a non-leaf
+#: ``.grad`` a million times adds to the last record's ``count`` instead
+MAX_REPEATS = 10
+
+#: (category, message, line) -> [records of it]
+_seen: dict = {}
+suppressed = 0
+
 
 def warn(message: str, category: str = "UserWarning") -> None:
+    """Record a warning. Each distinct one counts its text against the script's output
+    limit (``--limit output=N``), since it is output the script caused."""
+    global suppressed
     from . import site
 
     here = site.current
-    warnings.append({
-        "category": category,
-        "message": message,
-        "line": here.line if here is not None else None,
-    })
+    line = here.line if here is not None else None
+    key = (category, message, line)
+    recs = _seen.get(key)
+    if recs is not None and len(recs) >= MAX_REPEATS:
+        recs[-1]["count"] += 1
+        return
+    if len(warnings) >= MAX_WARNINGS:
+        suppressed += 1
+        return
+    from .interpreter.limits import RT, limit_error
+    if RT.active:
+        RT.out_len += len(message)
+        if RT.out_len > RT.max_out:
+            raise limit_error("max_output")
+    rec = {"category": category, "message": message, "line": line, "count": 1}
+    _seen.setdefault(key, []).append(rec)
+    warnings.append(rec)
     from . import record
     record.event("warning", category=category, message=message)
 
@@ -34,8 +61,11 @@ def warn_once(message: str, category: str = "UserWarning") -> None:
 
 
 def reset() -> None:
+    global suppressed
     warnings.clear()
     _once.clear()
+    _seen.clear()
+    suppressed = 0
 
 
 NON_LEAF_GRAD = (

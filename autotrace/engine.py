@@ -293,7 +293,7 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
                 for hook in list(fn.post_hooks):
                     new = hook(tuple(outs), tuple(grads))
                     if new is not None:
-                        outs = list(new)
+                        outs = _hook_grads(hook, new, len(outs))
             for (nxt, nr), g, meta in zip(fn.next_functions, outs, fn.in_meta):
                 skip = nxt is None or (needed is not None and nxt not in needed)
                 if g is not None and not skip:
@@ -394,10 +394,12 @@ def _pre_hooks(fn, grads):
             if nr == -1:
                 new = hook(tuple(grads))
                 if new is not None:
-                    grads = list(new)
+                    grads = _hook_grads(hook, new, len(grads))
             elif grads[nr] is not None:
                 new = hook(grads[nr])
                 if new is not None:
+                    if not isinstance(new, Tensor):
+                        raise TypeError(f"expected Variable, but hook returned '{_type_name(new)}'")
                     if record.wants_events() and fn.rec is not None:
                         record.event("hook", node=fn.rec.id, before=grads[nr]._data.copy(), after=new._data.copy())
                     grads[nr] = new
@@ -413,6 +415,26 @@ def _pre_hooks(fn, grads):
             else:
                 t._grad = t._grad + g
     return grads
+
+
+def _type_name(v) -> str:
+    from .interpreter.values import display_name
+    return display_name(v)
+
+
+def _hook_grads(hook, new, n: int) -> list:
+    """The gradients a node hook returned, checked as PyTorch does: a tuple of ``n``
+    tensors or Nones (torch 2.13's messages)."""
+    if type(new) is not tuple:
+        raise TypeError(f"expected tuple, but hook returned '{_type_name(new)}'")
+    if len(new) != n:
+        name = getattr(getattr(hook, "_code", None), "name", None) or getattr(hook, "__name__", "hook")
+        raise RuntimeError(f"hook '{name}' has returned an incorrect number of values "
+                           f"(got {len(new)}, but expected {n})")
+    for g in new:
+        if g is not None and not isinstance(g, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{_type_name(g)}'")
+    return list(new)
 
 
 def _call(fn, grads):

@@ -291,10 +291,14 @@ class Node:
                 value = saved[key]
                 return value.unpack(self) if isinstance(value, SavedTensor) else value
             if key in attrs:
-                return attrs[key]
+                value = attrs[key]
+                # PyTorch hands out a fresh tuple: clearing it cannot change the backward
+                return tuple(value) if isinstance(value, list) else value
             if saved is None and object.__getattribute__(self, "had_saved"):
                 raise RuntimeError(SAVED_FREED)
-        raise AttributeError(f"'{object.__getattribute__(self, 'op').node}' object has no attribute '{name}'")
+        from .interpreter.errors import script_visible
+        raise script_visible(AttributeError(
+            f"'{object.__getattribute__(self, 'op').node}' object has no attribute '{name}'"))
 
     def __repr__(self) -> str:
         if getattr(self.op, "custom", False):   # a script's autograd.Function

@@ -26,3 +26,82 @@ def check_shape(shape) -> None:
         n *= int(s)
     if n > max_elements:
         raise element_limit(n)
+
+
+def check_broadcast_size(*shapes) -> None:
+    """Raise before a broadcast of ``shapes`` would allocate too many elements; shapes
+    that do not broadcast are left to the op's own error."""
+    import numpy as np
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        return
+    check_shape(shape)
+
+
+def check_count(n: int) -> None:
+    """Raise when an array of ``n`` elements is over the limit (before allocating it)."""
+    if n > max_elements:
+        raise element_limit(n)
+
+
+# ---------------------------------------------------------------------------
+# Work budget of single numpy calls. One numpy call cannot be interrupted by the time
+# limit (signals are handled between bytecodes), so a call that would run far past it
+# is refused before it starts. Cost is counted in float multiply-adds: numpy runs float
+# matmuls through BLAS but integer and bool ones in a plain loop, about 25 times slower
+# (measured: 8 GFLOP/s float64, 0.3 GFLOP/s int64 on one core); a sort compares
+# n·log2(n) times at roughly a hundredth of BLAS speed.
+
+DEFAULT_MAX_FLOPS = 50_000_000_000   # about 5-10 s of float BLAS work on one core
+INT_MATMUL_FACTOR = 25
+SORT_FACTOR = 100
+
+max_flops = DEFAULT_MAX_FLOPS
+
+
+def work_limit(cost: float, what: str) -> MemoryError:
+    return MemoryError(
+        f"{what} would cost about {cost:.3g} floating-point operations, over the work limit of "
+        f"{max_flops:.3g} for one operation (use --limit flops=N to raise it)")
+
+
+def check_work(cost: float, what: str) -> None:
+    """Refuse one uninterruptible numpy call whose ``cost`` (float-op equivalents) is over
+    :data:`max_flops`. Raises MemoryError (reported as a limit, exit 1)."""
+    if cost > max_flops:
+        raise work_limit(cost, what)
+
+
+def check_matmul(a, b) -> None:
+    """Before ``a @ b`` (numpy arrays, matmul broadcasting rules): refuse it over the
+    work budget, counting 2·m·k·n per batch element, ×25 for integer and bool dtypes."""
+    import numpy as np
+    sa, sb = a.shape, b.shape
+    if not sa or not sb:
+        return
+    m = sa[-2] if len(sa) >= 2 else 1
+    k = sa[-1]
+    n = sb[-1] if len(sb) >= 2 else 1
+    batch = 1
+    try:
+        for s in np.broadcast_shapes(sa[:-2], sb[:-2]):
+            batch *= s
+    except ValueError:
+        return      # the op reports the shape error
+    cost = 2.0 * batch * m * k * n
+    if a.dtype.kind in "biu" or b.dtype.kind in "biu":
+        cost *= INT_MATMUL_FACTOR
+    if cost > max_flops:
+        what = (f"a matrix product of {'x'.join(map(str, sa))} and {'x'.join(map(str, sb))} "
+                f"({a.dtype.name})")
+        raise work_limit(cost, what)
+
+
+def check_sort(n: int, what: str = "a sort") -> None:
+    """Before sorting ``n`` elements (sort, argsort, median, topk, unique, ...)."""
+    import math
+    if n > 1:
+        cost = SORT_FACTOR * n * math.log2(n)
+        if cost > max_flops:
+            raise work_limit(cost, f"{what} of {n:,} elements")

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 from dataclasses import dataclass
 
 from .trace import Trace, parameters_of, variable_of
+
+#: digits after the point the views after the run show at most
+MAX_VIEW_PRECISION = 30
 
 DEFAULT_SEED = 67280421310721  # PyTorch's default CPU seed value; unseeded runs are repeatable
 
@@ -117,6 +121,8 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
     from .interpreter import Limits, ScriptRejected, free_names, parse_script, run_program
     from .torch_api import creation, modules
 
+    from .interpreter.limits import COMMAND
+    COMMAND.phase = "running the script"
     options = options or Options()
     text = source.decode("utf-8", errors="replace") if isinstance(source, bytes) else source
     from . import anomaly
@@ -159,6 +165,8 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
             try:
                 with np.errstate(all="ignore"):  # 1e40 becomes inf in float32, silently as in torch
                     t = creation.tensor(value, dtype=dtypes.float32, requires_grad=True)
+            except OverflowError:
+                raise UsageError(f"--set {name}: a number is too large for a float32 tensor") from None
             except (ValueError, TypeError, RuntimeError) as e:
                 raise UsageError(f"--set {name}: not a tensor: {e} (rows of a nested list must have equal "
                                  "lengths)") from None
@@ -190,6 +198,11 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         record.active = None
         site.current = None
 
+    # the views after the run (tables, labels, explain) are autotrace's, not the script's
+    # prints: a huge precision the script set (set_printoptions(precision=3_000_000))
+    # would make each of 10,000 shown numbers millions of digits long
+    from . import printing
+    printing.options.precision = min(printing.options.precision, MAX_VIEW_PRECISION)
     out_vars = as_left if as_left is not None else _records(variables)
     params = params_left if params_left is not None else _parameters(variables)
     expectations = []
@@ -287,8 +300,9 @@ def _resource_limits(limits):
     where the platform has it) for the duration of a run; restore both after."""
     from . import resources
 
-    prev_elements = resources.max_elements
+    prev_elements, prev_flops = resources.max_elements, resources.max_flops
     resources.max_elements = getattr(limits, "max_elements", resources.DEFAULT_MAX_ELEMENTS)
+    resources.max_flops = getattr(limits, "max_flops", resources.DEFAULT_MAX_FLOPS)
     prev_as = None
     try:
         import resource
@@ -305,7 +319,7 @@ def _resource_limits(limits):
     try:
         yield
     finally:
-        resources.max_elements = prev_elements
+        resources.max_elements, resources.max_flops = prev_elements, prev_flops
         if prev_as is not None:
             import resource
             resource.setrlimit(resource.RLIMIT_AS, prev_as)
@@ -328,10 +342,16 @@ def _implicit_backward(variables, name, rec):
 
 def _records(variables) -> dict:
     out = {}
+    seen = {}   # one record per tensor however many names it has (a = b = c = big)
     for name, value in variables.items():
+        done = seen.get(id(value))
+        if done is not None and done[0] is value:
+            out[name] = dataclasses.replace(done[1], name=name)
+            continue
         v = variable_of(name, value)
         if v is not None:
             out[name] = v
+            seen[id(value)] = (value, v)
     return out
 
 

@@ -320,6 +320,11 @@ class Tensor:
         return self._data.reshape(()).item()
 
     def tolist(self):
+        """Nested Python lists (a number for a 0-d tensor); over the sequence limit the
+        script's lists could not grow to, a LimitExceeded before any list is built."""
+        from .interpreter.limits import RT, seq_limit
+        if self._data.size > RT.max_seq:
+            raise seq_limit(self._data.size, "tolist()")
         return self._data.tolist()
 
     def numpy(self, force=False):

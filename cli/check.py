@@ -74,8 +74,21 @@ def command(
     entries = [(None, expect)] if expr is not None else [(s, expect or lib.default_golden_path(s)) for s in scripts]
     results = []
     worst = common.EXIT_OK
-    for script, golden_path in entries:
-        result, code = _check_one(lib, script, expr, golden_path, update, rtol, atol, set_, lim, no_color)
+    from autotrace.interpreter.limits import LimitExceeded
+    for i, (script, golden_path) in enumerate(entries):
+        if i:   # each script has the whole time limit for reading, running, comparing, writing
+            lim = common.limits(timeout, max_steps, limit)
+        try:
+            result, code = _check_one(lib, script, expr, golden_path, update, rtol, atol, set_, lim, no_color,
+                                      derived=expect is None)
+        except (LimitExceeded, MemoryError) as e:
+            from autotrace.interpreter.limits import command_memory, stop_command
+            stop_command()
+            reason = e.message if isinstance(e, LimitExceeded) else command_memory().message
+            sys.stderr.write(common.visible(f"{script or '<expr>'}: error: LimitError: {reason}") + "\n")
+            result = {"script": script or "<expr>", "golden": golden_path, "status": "error", "differences": [],
+                      "error": None, "reason": reason}
+            code = common.EXIT_SCRIPT
         results.append(result)
         worst = _worse(worst, code)
         if not json_out:
@@ -111,8 +124,9 @@ def _worse(a: int, b: int) -> int:
     return a if _RANK.get(a, 9) >= _RANK.get(b, 9) else b
 
 
-def _check_one(lib, script, expr, golden_path, update, rtol, atol, sets, lim, no_color):
-    """(result dict, exit code) for one script."""
+def _check_one(lib, script, expr, golden_path, update, rtol, atol, sets, lim, no_color, derived=True):
+    """(result dict, exit code) for one script; ``derived`` when the golden's path was
+    made from the script's (then it is never written through a symbolic link)."""
     from autotrace.messages import text
     from autotrace.runner import UsageError, run
 
@@ -123,7 +137,7 @@ def _check_one(lib, script, expr, golden_path, update, rtol, atol, sets, lim, no
         from autotrace import messages
         reason = messages.localize(reason, "usage.") or reason
         result["reason"] = reason
-        sys.stderr.write(f"error: {reason}\n")
+        sys.stderr.write(f"error: {common.visible(reason)}\n")
         return result, common.EXIT_USAGE
 
     # the golden: read it first (a missing golden is a usage mistake), never the script itself
@@ -131,6 +145,7 @@ def _check_one(lib, script, expr, golden_path, update, rtol, atol, sets, lim, no
             and os.path.exists(script) and os.path.samefile(script, golden_path):
         return usage(text("check.golden.is_script", path=golden_path))
     golden = None
+    common.phase("reading the golden file")
     if not update:
         try:
             golden = lib.load_golden(golden_path)
@@ -145,6 +160,7 @@ def _check_one(lib, script, expr, golden_path, update, rtol, atol, sets, lim, no
         trace = run(src.data, src.name, sets=sets or (), limits=lim)
     except UsageError as e:
         return usage(str(e))
+    common.phase("rendering the run as JSON")
     doc = lib.document_of(trace)
     result["error"] = doc["error"]
 
@@ -154,8 +170,10 @@ def _check_one(lib, script, expr, golden_path, update, rtol, atol, sets, lim, no
             result["reason"] = text("check.reason.limit")
             return result, common.EXIT_SCRIPT
         name = os.path.basename(script) if script not in (None, "-") else src.name
+        common.phase("writing the golden file")
         try:
-            lib.write_golden(golden_path, lib.golden_of(doc, name), script=script if script != "-" else None)
+            lib.write_golden(golden_path, lib.golden_of(doc, name), script=script if script != "-" else None,
+                             derived=derived)
         except lib.GoldenError as e:
             return usage(str(e))
         except OSError as e:
@@ -163,6 +181,7 @@ def _check_one(lib, script, expr, golden_path, update, rtol, atol, sets, lim, no
         result["status"] = "updated"
         return result, common.EXIT_OK
 
+    common.phase("comparing with the golden file")
     diffs = lib.compare(golden, doc, rtol=rtol, atol=atol)
     result["differences"] = [d.to_json() for d in diffs]
     if doc["error"] is not None and (golden.get("error") is None or doc["error"].get("phase") == "limit"):

@@ -88,12 +88,19 @@ def load_source(script: Optional[str], expr: Optional[str]) -> ScriptSource:
     commands that read several scripts)."""
     if expr is not None and script is not None:
         raise SourceError("give either SCRIPT or --expr, not both")
+    from autotrace.interpreter.limits import COMMAND
     if expr is not None:
+        COMMAND.script = "<expr>"
         return ScriptSource(_expr_text(expr), "<expr>")
     if script is None:
         raise SourceError("missing SCRIPT (a path, or - for standard input) or --expr CODE")
+    # opening and reading run under the command's time limit: a FIFO nobody writes to
+    # ends at the deadline (the alarm interrupts the blocking open or read), while
+    # `run <(...)` (a pipe with a writer) reads as usual
+    COMMAND.script = "<stdin>" if script == "-" else script
+    COMMAND.phase = "reading the script"
     if script == "-":
-        return ScriptSource(sys.stdin.buffer.read(), "<stdin>")
+        return ScriptSource(sys.stdin.buffer.read(64 * 1024 * 1024 + 1), "<stdin>")
     try:
         with open(script, "rb") as f:
             data = f.read(64 * 1024 * 1024 + 1)
@@ -128,14 +135,15 @@ def _expr_text(expr: str) -> str:
 LIMIT_NAMES = {
     "loop-iterations": "max_loop_iterations", "recursion": "max_recursion", "output": "max_output",
     "sequence": "max_sequence", "int-bits": "max_int_bits", "elements": "max_elements",
-    "memory": "max_memory",
+    "memory": "max_memory", "flops": "max_flops",
 }
 LimitOpt = typer.Option(
     None, "--limit", metavar="NAME=N",
     help="Change a limit (repeatable): loop-iterations (per loop, default 10000000), recursion "
          "(script function depth, 200), output (printed characters, 1000000), sequence (length of "
          "a list/str the script builds, 10000000), int-bits (4096), elements (per tensor, "
-         "100000000), memory (MiB for the whole process, 8192).")
+         "100000000), flops (work of one matmul or sort, in float operations; integer matmuls count "
+         "25 each, 50000000000), memory (MiB for the whole command, 8192).")
 
 
 def limits(timeout: float, max_steps: int, extra: Optional[List[str]] = None):
@@ -160,7 +168,17 @@ def limits(timeout: float, max_steps: int, extra: Optional[List[str]] = None):
         if n <= 0:
             fail_usage(f"--limit {item!r}: the value must be positive")
         values[field] = n
-    return Limits(timeout=timeout, max_steps=max_steps, **values)
+    from autotrace.interpreter.limits import start_command
+    memory = values.get("max_memory", Limits.max_memory)
+    deadline = start_command(timeout, memory)
+    return Limits(timeout=timeout, max_steps=max_steps, deadline=deadline, **values)
+
+
+def phase(name: str) -> None:
+    """Name what the command does now (``explaining``, ``rendering``) for a limit's message,
+    and check the whole-command time limit."""
+    from autotrace.interpreter.limits import phase as _phase
+    _phase(name)
 
 
 def color_off(no_color: bool) -> bool:
@@ -177,13 +195,45 @@ def console(stderr: bool = False, no_color: bool = False, width: Optional[int] =
         fail_usage(f"--width must be at least {MIN_WIDTH} columns")
     off = color_off(no_color)
     # rich's no_color drops colours but keeps bold/underline escapes; plain means no escapes at all
-    return Console(stderr=stderr, no_color=off, width=width, highlight=False, soft_wrap=False,
-                   **({"color_system": None} if off else {}))
+    return _safe_console_class()(stderr=stderr, no_color=off, width=width, highlight=False, soft_wrap=False,
+                                 **({"color_system": None} if off else {}))
+
+
+_SAFE_CONSOLE = None
+
+
+def _safe_console_class():
+    """A rich Console whose text — the script's printed output, source excerpts, names,
+    values and string literals alike — has control characters and bidi overrides made
+    visible (:func:`autotrace.interpreter.errors.visible`) before rich adds its own
+    styling escapes. Only text segments are escaped; rich's control segments stay."""
+    global _SAFE_CONSOLE
+    if _SAFE_CONSOLE is None:
+        from rich.console import Console
+        from rich.segment import Segment
+
+        from autotrace.interpreter.errors import visible
+
+        class SafeConsole(Console):
+            def _render_buffer(self, buffer):
+                return super()._render_buffer(
+                    [seg if seg.control or seg.text.isprintable() else Segment(visible(seg.text), seg.style, seg.control)
+                     for seg in buffer])
+
+        _SAFE_CONSOLE = SafeConsole
+    return _SAFE_CONSOLE
+
+
+def visible(text: str) -> str:
+    """``text`` with control characters and bidi overrides escaped (for stderr lines)."""
+    from autotrace.interpreter.errors import visible as _visible
+    return _visible(text)
 
 
 def run_trace(src: ScriptSource, sets: Optional[List[str]], lim, keep_values=False, of=None):
     """Run the script; a usage mistake exits 2."""
     from autotrace.runner import Options, UsageError, run
+    phase("running the script")
     try:
         return run(src.data, src.name, sets=sets or (), limits=lim,
                    options=Options(keep_values=keep_values, of=of))

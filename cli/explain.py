@@ -60,8 +60,8 @@ def command(
         common.fail_usage(f"--format must be text, md or html, not {fmt!r}")
     if pass_ is not None and pass_ < 1:
         common.fail_usage("--pass counts from 1")
+    lim = common.limits(timeout, max_steps, limit)    # the time limit starts before reading
     src = common.read_source(script, expr)
-    lim = common.limits(timeout, max_steps, limit)
     from autotrace import expect as expect_mod
     try:
         expectations = [expect_mod.parse(e) for e in expect or ()]
@@ -87,8 +87,9 @@ def command(
             common.fail_usage(f"--wrt {wrt}: no leaf tensor of the graph is named {wrt!r} (leaves: {known})")
     if of is not None and trace.passes and all(p.line is not None for p in trace.passes):
         sys.stderr.write(f"note: --of {of} is ignored: the script runs its own backward passes\n")
+    common.phase("explaining")
     ex = ex_mod.explain(trace, of=of, wrt=wrt, pass_number=pass_, all_steps=all_steps)
-    if verify:
+    if verify and (pass_ is None or pass_ <= len(trace.passes)):   # the script failed before pass N
         root = of or trace.implicit_root
 
         def rerun(perturb):
@@ -96,8 +97,10 @@ def command(
                 return ex_mod.run(src.data, src.name, sets=set_ or (), limits=lim, of=root, perturb=perturb)
             except UsageError:
                 return None
+        common.phase("verifying the gradients (--verify)")
         ex.verification = ex_mod.verify(trace, rerun, pass_number=pass_, of=root)
     outcomes = [expect_mod.check(trace, ev) for ev in trace.expectations]
+    common.phase("rendering the explanation")
     if json_out:
         from autotrace.render import explain_json
         body = explain_json.render(ex)
@@ -112,7 +115,7 @@ def command(
         common.write_output("-", render_html.render(trace, ex).encode("utf-8"))
     elif fmt == "md":
         from autotrace.render import explain_markdown
-        sys.stdout.write(explain_markdown.render(ex, all_steps=all_steps))
+        sys.stdout.write(common.visible(explain_markdown.render(ex, all_steps=all_steps)))
         if mermaid:
             from autotrace.render import mermaid as render_mermaid
             sys.stdout.write("\n## Graph\n\n```mermaid\n"

@@ -105,14 +105,15 @@ def command(
         sys.stderr.write("error: " + svg.install_hint(fmt) + "\n")
         raise typer.Exit(common.EXIT_SCRIPT)
 
+    lim = common.limits(timeout, max_steps, limit)    # the time limit starts before reading
     src = common.read_source(script, expr)
-    trace = common.run_trace(src, set_, common.limits(timeout, max_steps, limit),
-                             keep_values=values, of=of if values else None)
+    trace = common.run_trace(src, set_, lim, keep_values=values, of=of if values else None)
     if trace.error is not None and trace.error.get("phase") == "parse":
         common.report_script_error(trace)
         raise typer.Exit(common.EXIT_SCRIPT)
 
     from autotrace.render import dot
+    common.phase("drawing the graph")
     if fmt == "mermaid" and not json_out:
         from autotrace.render import mermaid
         try:
@@ -140,6 +141,7 @@ def command(
         raise typer.Exit(common.EXIT_SCRIPT if trace.error is not None else common.EXIT_OK)
     if fmt in ("png", "pdf") and dot.font_list(trace) == dot.CJK_FONTS and not svg.cjk_font_available():
         sys.stderr.write(svg.CJK_HINT.format(fmt=fmt.upper()))
+    common.phase(f"rendering the graph as {fmt.upper()}")
     try:
         data = svg.render(source, fmt)
     except svg.RenderUnavailable as e:
@@ -149,6 +151,7 @@ def command(
         sys.stderr.write(f"error: {e}\n")
         raise typer.Exit(common.EXIT_SCRIPT)
 
+    common.phase("writing the graph")
     _emit(output, data)
     if trace.error is not None:
         common.report_script_error(trace)

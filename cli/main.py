@@ -79,8 +79,15 @@ _register()
 def main() -> None:
     """Console-script entry point: exit 2 for usage errors (Click's), 70 with a traceback
     for bugs in autotrace."""
+    sys.stderr = _SafeStderr(sys.stderr)
     try:
-        app(standalone_mode=True)
+        try:
+            app(standalone_mode=True)
+        except (MemoryError, _limit_exceeded()) as e:
+            sys.exit(_report_limit(e))
+        finally:
+            if "autotrace.interpreter.limits" in sys.modules:
+                sys.modules["autotrace.interpreter.limits"].stop_command()
     except SystemExit:
         raise
     except KeyboardInterrupt:
@@ -103,6 +110,54 @@ def main() -> None:
         from autotrace.messages import text
         sys.stderr.write(text("main.internal") + "\n")
         sys.exit(common.EXIT_INTERNAL)
+
+
+class _SafeStderr:
+    """stderr with the terminal rule applied to everything written: Click's usage errors
+    echo arguments (``Got unexpected extra argument(s) (\u202e)``), so control characters
+    and bidi overrides are made visible here too; colour sequences (SGR) pass."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        if not text.isprintable():
+            from autotrace.interpreter.errors import visible
+            text = "".join(part if _SGR.fullmatch(part) else visible(part) for part in _SGR_SPLIT.split(text))
+        return self._stream.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+import re as _re  # noqa: E402
+
+_SGR = _re.compile(r"\x1b\[[0-9;]*m")
+_SGR_SPLIT = _re.compile(r"(\x1b\[[0-9;]*m)")
+
+
+def _limit_exceeded():
+    from autotrace.interpreter.limits import LimitExceeded
+    return LimitExceeded
+
+
+def _report_limit(e) -> int:
+    """One line for a limit reached outside the script's run (reading, explaining,
+    rendering, writing): ``SCRIPT: error: LimitError: time limit of 10 s reached while
+    explaining (use --timeout to raise it)``; exit 1."""
+    from autotrace.interpreter.limits import COMMAND, LimitExceeded, command_memory, stop_command
+    stop_command()
+    import gc
+    gc.collect()
+    message = e.message if isinstance(e, LimitExceeded) else (
+        str(e) if str(e).endswith("to raise it)") else command_memory().message)
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        _quiet_stdout()
+    where = COMMAND.script or "autotrace"
+    sys.stderr.write(common.visible(f"{where}: error: LimitError: {message}") + "\n")
+    return common.EXIT_SCRIPT
 
 
 def _quiet_stdout() -> None:

@@ -33,8 +33,10 @@ def run(
 ):
     if depth < 1:
         common.fail_usage("--depth must be at least 1")
+    lim = common.limits(timeout, max_steps, limit)    # the time limit starts before reading
     src = common.read_source(script, expr)
-    trace = common.run_trace(src, set_, common.limits(timeout, max_steps, limit))
+    trace = common.run_trace(src, set_, lim)
+    common.phase("rendering the output")
     if json_out:
         from autotrace.render import json as render_json
         render_json.write_trace(trace, sys.stdout)

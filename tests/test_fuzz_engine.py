@@ -121,3 +121,51 @@ def test_random_scripts_never_break_autotrace(source, keep_values):
     render_json.render(trace)  # the record always serialises
     if trace.error is not None:
         assert trace.error["phase"] in ("run", "limit"), trace.error
+
+
+# ---------------------------------------------------------------- phases after the run
+# The same scripts, plus hostile arguments, through what follows a run: explain (all
+# three renderings), the graph (DOT, with values and saved tensors), and check (the
+# golden of a run compares equal to the run it came from, and survives a JSON round trip).
+
+HOSTILE = ["torch.zeros_like(1)", "torch.zeros(2, dtype='x')", "a.to(dtype=5)", "torch.equal(a, 1)",
+           "a.grad_fn", "y.grad_fn._saved_exponent", "y.grad_fn._saved_other", "F.nll_loss(a, i, weight=b)",
+           "y.grad_fn.register_hook(lambda gi, go: 1)", "a.register_hook(lambda g: 'x')",
+           "'\\x1b]0;t\\x07\\u202e'", "format(1, '>９９９９９９')", "torch.ones(2).repeat(10**5, 10**4)",
+           "int('1' * 5000, 2)", "opt.param_groups[0]['params'].append(1)", "print('\\ud800')"]
+hostile_statement = st.one_of(
+    statement,
+    st.sampled_from(HOSTILE),
+    st.tuples(st.sampled_from(NAMES), st.sampled_from(HOSTILE)).map(lambda x: f"{x[0]} = {x[1]}"),
+)
+phase_scripts = st.lists(hostile_statement, min_size=1, max_size=6).map(
+    lambda xs: PRELUDE + "\n".join(guarded(x) if j % 2 else x for j, x in enumerate(xs)) + "\n")
+
+
+@settings(max_examples=max(EXAMPLES // 4, 20), deadline=None, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(phase_scripts, st.sampled_from([None, "y", "a", "b"]), st.sampled_from([None, 1, 2]))
+def test_random_scripts_never_break_the_phases_after_the_run(source, of, pass_number):
+    import io
+    import json
+
+    from rich.console import Console
+
+    from autotrace import check, explain as ex_mod
+    from autotrace.render import dot, explain_console, explain_json, explain_markdown
+
+    trace = run(source, "fuzz.py", limits=LIMITS, options=Options(keep_values=True))
+    if pass_number is not None and pass_number > len(trace.passes):
+        pass_number = None
+    ex = ex_mod.explain(trace, pass_number=pass_number)
+    explain_console.render(ex, Console(file=io.StringIO(), width=100))
+    explain_markdown.render(ex)
+    json.loads(explain_json.render(ex))
+    for opts in (dot.GraphOptions(), dot.GraphOptions(values=True, saved=True, show_none=True, max_nodes=3),
+                 dot.GraphOptions(of=of, pass_number=pass_number, collapse=True)):
+        try:
+            dot.render(trace, opts)
+        except dot.GraphError:
+            pass        # a usage error the CLI reports (--of names no tensor, ...)
+    golden = json.loads(check.dumps_golden(check.golden_of(trace, "fuzz.py")))
+    assert check.compare(golden, trace) == []

@@ -150,3 +150,29 @@ def test_script_error_shows_the_line_and_a_caret(tmp_path):
     assert lines[0].startswith("err.py:3:5: error: AttributeError:")
     assert lines[1] == "    y = x.nonexistent"
     assert lines[2].strip().startswith("^")
+
+
+# ---------------------------------------------------------------- mutated CLI arguments
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+ARG_PIECES = ["--json", "--no-color", "--width", "7", "40", "--timeout", "0", "-1", "nan", "1e309", "--max-steps",
+              "--limit", "output=5", "elements=0", "flops=1", "memory=1", "bogus", "int-bits=x", "--set", "x=",
+              "x=[1,[2]]", "x=" + "9" * 400, "--of", "--wrt", "--pass", "0", "9", "--format", "md", "png", "-o",
+              "-", "/nonexistent/dir/g.svg", "--expect", "--update", "--rtol", "--atol", "-e", "x = 1", "--verify",
+              "\x1b[2J", "\u202e", "s.py", "--values", "--max-nodes"]
+
+
+@settings(max_examples=int(os.environ.get("AUTOTRACE_FUZZ_CLI_EXAMPLES", "12")), deadline=None, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(["run", "explain", "graph", "check"]),
+       st.lists(st.sampled_from(ARG_PIECES), max_size=6))
+def test_mutated_cli_arguments_never_break_autotrace(tmp_path_factory, command, pieces):
+    d = tmp_path_factory.mktemp("cli")
+    (d / "s.py").write_text("import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\n"
+                            "y.backward()\n", encoding="utf-8")
+    proc = run_cli(command, "s.py", *pieces, cwd=d, timeout=120)
+    assert proc.returncode in (0, 1, 2, 3), (command, pieces, proc.returncode, proc.stderr[-3000:])
+    assert "Traceback" not in proc.stderr, (command, pieces, proc.stderr[-3000:])
+    assert "\x1b[2J" not in proc.stderr and "\u202e" not in proc.stderr

@@ -104,6 +104,7 @@ SITE_ATTR = "_autotrace_site"
 
 
 _PKG_DIR = _os.path.dirname(_os.path.abspath(__file__))
+_ROOT_DIR = _os.path.dirname(_PKG_DIR)
 _MINE = (ScriptNameError, ScriptUnboundLocalError, ScriptAttributeError, ScriptImportError,
          ScriptModuleNotFoundError)
 #: builtin classes that engine bugs typically raise: visible only when raised directly by
@@ -139,6 +140,46 @@ def is_visible(exc: BaseException) -> bool:
     if isinstance(exc, VISIBLE_EXCEPTIONS):
         return not isinstance(exc, _py.RecursionError)
     return False
+
+
+def from_engine(exc: BaseException) -> BaseException | None:
+    """The script's error for an engine-raised AttributeError caused by a value the script
+    passed (``x.to(dtype=5)`` reads ``5.np``): the rule that script input never ends as an
+    internal error. An attribute missing on a value of the script's own kind (a number, a
+    string, a list, a function) is a wrong-type argument: a TypeError naming the ``dtype``
+    argument when that is what it was, else ``'int' object has no attribute 'grad'`` with
+    the public name (``_grad`` → ``grad``), as PyTorch's Python code would say. Missing
+    attributes of autotrace's own objects stay internal errors (bugs). None when the rule
+    does not apply."""
+    if not isinstance(exc, _py.AttributeError) or isinstance(exc, _MINE):
+        return None
+    obj, name = getattr(exc, "obj", None), getattr(exc, "name", None)
+    if not isinstance(name, str) or obj is None and "obj" not in dir(exc):
+        return None
+    module = getattr(type(obj), "__module__", "") or ""
+    if module == "autotrace" or module.startswith("autotrace."):
+        return None
+    from .values import display_name
+    tname = display_name(obj)
+    frame, fn = _engine_entry(exc.__traceback__)
+    if frame is not None and frame.f_locals.get("dtype") is obj and obj is not None:
+        new = _py.TypeError(f"{fn}(): argument 'dtype' must be torch.dtype, not {tname}")
+    else:
+        public = name.lstrip("_") if not name.startswith("__") else name
+        new = ScriptAttributeError(f"'{tname}' object has no attribute '{public or name}'")
+    mark_script_raised(new)
+    return new
+
+
+def _engine_entry(tb):
+    """(frame, function name) of the outermost engine frame the interpreter called."""
+    while tb is not None:
+        f = tb.tb_frame
+        file = f.f_code.co_filename
+        if file.startswith(_ROOT_DIR) and not file.startswith(_PKG_DIR):
+            return f, f.f_code.co_name
+        tb = tb.tb_next
+    return None, None
 
 
 def script_visible(exc: BaseException) -> BaseException:
@@ -207,6 +248,17 @@ def format_error(filename: str, source: str, error: ScriptError) -> str:
 
 
 _MAX_SHOWN = 160
+
+
+def visible(text: str) -> str:
+    """``text`` safe for a terminal: every character Python does not call printable —
+    control characters (ESC starts the sequences that set a window title, write the
+    clipboard or clear the screen), bidi overrides (``\u202e``), zero-width and other
+    format characters, lone surrogates — shown as its escape (``\x1b``, ``\u202e``),
+    the rule error messages use; newlines and tabs are kept."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == "\n" or c == "\t" else ascii(c)[1:-1] for c in text)
 
 
 def _printable(text: str, col: int, width: int) -> tuple[str, int, int]:

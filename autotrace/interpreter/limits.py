@@ -38,7 +38,11 @@ class Limits:
     max_int_bits: int = 4096         # results of int ** / << / * larger than this are refused
     # enforced by the engine and the runner, not the interpreter:
     max_elements: int = 100_000_000  # elements of one tensor
+    max_flops: int = 50_000_000_000  # float-op equivalents of one numpy call (matmul, sort)
     max_memory: int = 8192           # MiB of address space for the whole process (RLIMIT_AS)
+    #: absolute ``time.monotonic()`` deadline of the whole command (set by the CLI with
+    #: :func:`start_command`); the run ends at it instead of ``timeout`` after its start
+    deadline: float | None = None
 
 
 #: CLI option that raises each limit (used in the messages; the CLI may rename them here).
@@ -130,6 +134,8 @@ class RunState:
         self.check_at = min(self.interval, self.max_steps)
         self.timeout = float(limits.timeout)
         self.deadline = now + self.timeout if self.timeout > 0 and math.isfinite(self.timeout) else math.inf
+        if getattr(limits, "deadline", None) is not None:
+            self.deadline = min(self.deadline, limits.deadline)
         self.last_tick = now
         self.max_loop = int(limits.max_loop_iterations)
         self.max_depth = int(limits.max_recursion)
@@ -167,6 +173,8 @@ class RunState:
         """Record that ``limit`` was reached (every later tick fails too) and raise."""
         self.dead = limit_error(limit)
         self.check_at = -1
+        if limit == "timeout" and math.isfinite(COMMAND.deadline):
+            _grace_for_report()
         raise limit_error(limit)
 
     def charge(self, n: int) -> None:
@@ -180,7 +188,11 @@ class RunState:
             raise seq_limit(n, what)
 
     def write(self, text: str) -> None:
-        """Append printed text to the captured stdout, enforcing the output limit."""
+        """Append printed text to the captured stdout, enforcing the output limit.
+        Text that UTF-8 cannot encode (a lone surrogate, ``print("\\ud800")``) raises
+        Python's UnicodeEncodeError here, at the script's print, as Python's stdout would."""
+        if not text.isascii():
+            text.encode("utf-8")
         room = self.max_out - self.out_len
         if len(text) > room:
             if room > 0:
@@ -247,3 +259,144 @@ ALARM = _Alarm()
 def python_recursion_limit_for(max_recursion: int) -> int:
     """The ``sys.setrecursionlimit`` a run with ``max_recursion`` needs (capped)."""
     return min(max(sys.getrecursionlimit(), 2000 + 40 * max(0, max_recursion)), 30000)
+
+
+# ---------------------------------------------------------------------------
+# The whole command under the limits. The CLI calls start_command() before it reads
+# the script: from then on the time limit (SIGALRM at the deadline, plus the cheap
+# checkpoint() calls phases make) and the memory limit (RLIMIT_AS) cover reading,
+# running, analysing, explaining, rendering and writing alike. A phase past the
+# deadline raises LimitExceeded naming the phase; the CLI turns it (and a MemoryError
+# outside the run) into one line and exit 1. Library callers that never call
+# start_command() keep the per-run limits only.
+
+GRACE = 0.25    # seconds the signal waits after the deadline, so cooperative checks win
+
+
+class CommandClock:
+    __slots__ = ("deadline", "timeout", "phase", "script", "expired", "installed", "memory")
+
+    def __init__(self):
+        self.deadline = math.inf
+        self.timeout = 0.0
+        self.phase = "running the script"
+        self.script = None
+        self.expired = False
+        self.installed = False
+        self.memory = None
+
+
+COMMAND = CommandClock()
+
+
+def command_timeout() -> LimitExceeded:
+    c = COMMAND
+    return LimitExceeded("timeout", f"time limit of {_num(c.timeout)} s reached while {c.phase} "
+                                    f"(use --timeout to raise it)")
+
+
+def command_memory() -> LimitExceeded:
+    c = COMMAND
+    size = f"{c.memory} MiB" if c.memory else "memory"
+    return LimitExceeded("memory", f"memory limit of {size} reached while {c.phase} "
+                                   f"(use --limit memory=MiB to raise it)")
+
+
+def _command_alarm(signum, frame):
+    if COMMAND.expired:      # already raised (a checkpoint, or this alarm): being reported
+        return
+    COMMAND.expired = True
+    COMMAND.deadline = -math.inf
+    if RT.active:
+        RT.kill("timeout")
+    raise command_timeout()
+
+
+def start_command(timeout: float, memory_mib: int | None = None, script: str | None = None) -> float:
+    """Start the whole-command clock (and address-space cap); returns the absolute
+    deadline (``time.monotonic()`` seconds) to put in :attr:`Limits.deadline`. Calling
+    it again (``check`` does, per script) restarts the clock."""
+    c = COMMAND
+    now = _monotonic()
+    c.timeout = float(timeout)
+    _disarm()
+    c.deadline = now + timeout if timeout > 0 and math.isfinite(timeout) else math.inf
+    c.expired = False
+    c.phase = "reading the script"
+    c.script = script
+    if (math.isfinite(c.deadline) and hasattr(signal, "setitimer")
+            and threading.current_thread() is threading.main_thread()):
+        try:
+            if not c.installed:
+                if signal.getsignal(signal.SIGALRM) not in (signal.SIG_DFL, signal.SIG_IGN, None):
+                    return c.deadline
+                signal.signal(signal.SIGALRM, _command_alarm)
+                c.installed = True
+            signal.setitimer(signal.ITIMER_REAL, timeout + GRACE)
+        except (ValueError, OSError):  # pragma: no cover
+            pass
+    if memory_mib:
+        c.memory = int(memory_mib)
+        try:
+            import numpy  # noqa: F401  - its BLAS threads reserve their buffers before the cap
+            import resource
+            soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+            want = c.memory * 1024 * 1024
+            if hard != resource.RLIM_INFINITY:
+                want = min(want, hard)
+            if soft == resource.RLIM_INFINITY or want < soft:
+                resource.setrlimit(resource.RLIMIT_AS, (want, hard))
+        except (ImportError, ValueError, OSError):  # pragma: no cover
+            pass
+    return c.deadline
+
+
+#: seconds the command has, after the script's run hit the time limit, to show what
+#: the run computed (its output, the tensors so far) and the error
+REPORT_GRACE = 2.0
+
+
+def _grace_for_report() -> None:
+    c = COMMAND
+    c.expired = False
+    c.deadline = _monotonic() + REPORT_GRACE
+    if c.installed:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, REPORT_GRACE + GRACE)
+        except (ValueError, OSError):  # pragma: no cover
+            pass
+
+
+def phase(name: str) -> None:
+    """Name the phase the command is in (for the limit message) and check the clock."""
+    COMMAND.phase = name
+    checkpoint()
+
+
+def checkpoint() -> None:
+    """Cheap check of the whole-command deadline for long loops of the phases after the
+    run (a clock read; nothing when no command clock runs)."""
+    c = COMMAND
+    if c.expired or _monotonic() >= c.deadline:
+        c.expired = True
+        _disarm()            # the alarm must not fire again while the limit is reported
+        raise command_timeout()
+
+
+def remaining() -> float:
+    """Seconds left before the whole-command deadline (inf when none)."""
+    return COMMAND.deadline - _monotonic()
+
+
+def _disarm() -> None:
+    if COMMAND.installed:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        except (ValueError, OSError):  # pragma: no cover
+            pass
+
+
+def stop_command() -> None:
+    """Cancel the whole-command alarm (the command is done, or a limit is being reported)."""
+    COMMAND.deadline = math.inf
+    _disarm()

@@ -305,8 +305,9 @@ def check_spec(spec: str, used: int = 0) -> None:
     mx = RT.max_seq - used
     run = 0
     for ch in spec:
-        if "0" <= ch <= "9":
-            run = run * 10 + (ord(ch) - 48)
+        # Python's spec parser takes any Unicode decimal digit ('９', '٩'), so this does too
+        if ch.isdecimal():
+            run = run * 10 + int(ch)
             if run > mx:
                 raise seq_limit(run + used, "the formatted string")
         else:
@@ -625,10 +626,28 @@ def safe_str_ctor(*args, **kwargs):
 
 #: callables whose Python behaviour would bypass the limits, and their safe versions;
 #: a call of the real type from a script is redirected (``str(x)``, ``map(list, xs)``)
+_LOG2 = {b: math.log2(b) for b in range(2, 37)}
+
+
+def safe_int(x=0, /, *args, **kwargs):
+    """``int(...)``; a string is parsed only when the result fits the int-bits limit
+    (``int('1' * 10**7, 2)`` is refused before Python's parser runs)."""
+    if isinstance(x, (str, bytes, bytearray)) and len(x) > 64:
+        base = kwargs.get("base", args[0] if args else 10)
+        if type(base) is int:
+            text = x.strip().lstrip("+-") if isinstance(x, str) else x.strip().lstrip(b"+-").decode("latin-1")
+            if base == 0:
+                base = {"0x": 16, "0o": 8, "0b": 2}.get(text[:2].lower(), 10)
+            bits = len(text) * _LOG2.get(base, 1.0)
+            if bits > RT.max_bits:
+                raise int_limit(bits, "int()")
+    return int(x, *args, **kwargs)
+
+
 SAFE_CTORS = {
     list: safe_list, tuple: safe_tuple, set: safe_set, frozenset: safe_frozenset,
     dict: safe_dict, str: safe_str_ctor, repr: safe_repr, ascii: safe_ascii, pow: pow_,
-    format: safe_format,
+    format: safe_format, int: safe_int,
 }
 
 

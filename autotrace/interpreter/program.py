@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from .. import site as _site_mod
 from ..site import Site
-from .errors import SITE_ATTR, ScriptError, ScriptRejected, is_visible
+from .errors import SITE_ATTR, ScriptError, ScriptRejected, from_engine, is_visible
 from .limits import ALARM, RT, LimitExceeded, Limits, python_recursion_limit_for
 from .source import SourceMap, decode_source
 from .validate import BUILTIN_NAMES, MAX_DEPTH, REFUSED_NAMES, Refusal, validate
@@ -212,7 +212,12 @@ def _to_script_error(exc: BaseException) -> ScriptError | None:
         from .values import display_name
         type_, msg, phase = display_name(exc), _message(exc), "run"
     else:
-        return None
+        new = from_engine(exc)
+        if new is None:
+            return None
+        new.__traceback__ = exc.__traceback__
+        exc = new
+        type_, msg, phase = type(exc).__name__, _message(exc), "run"
     site = None
     try:
         site = exc.__dict__.get(SITE_ATTR)

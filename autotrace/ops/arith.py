@@ -11,6 +11,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor
 from .. import record as _record
+from ..resources import check_broadcast_size
 from .errors import broadcast_error
 from . import kernels
 from . import (OPERANDS, RESULT, BadOperand, _type_word, as_tensor_arg, check_inplace, commit_inplace, export, make,
@@ -29,6 +30,8 @@ def _binary(a, b):
         b = as_tensor_arg(b)
     dt = _result_dtype(a, b)
     ad, bd = a._data, b._data
+    if ad.shape != bd.shape and ad.ndim and bd.ndim:
+        check_broadcast_size(ad.shape, bd.shape)
     if ad.dtype != dt.np:
         ad = ad.astype(dt.np)
     if bd.dtype != dt.np:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import grad_mode
+from ..resources import check_matmul
 from ..tensor import _CPP_TYPE, Tensor
 from . import kernels
 from . import export, make, op
@@ -42,6 +43,7 @@ def dot(input, tensor):
         raise RuntimeError(
             "inconsistent tensor size, expected tensor [%d] and src [%d] to have the same number of elements, but got %d and %d elements respectively"
             % (input._data.shape[0], tensor._data.shape[0], input._data.shape[0], tensor._data.shape[0]))
+    check_matmul(input._data, tensor._data)
     out = np.asarray(np.dot(input._data, tensor._data), dtype=input._data.dtype)
     return make(DOT, out, (input, tensor), save={"self": input if tensor._requires_grad else None,
                                                   "tensor": tensor if input._requires_grad else None})
@@ -64,6 +66,7 @@ def mv(input, vec):
     if input._dtype is not vec._dtype:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_word(vec)}, {_word(input)}, "
                            f"and {_word(vec)}")
+    check_matmul(input._data, vec._data)
     out = kernels.matvec(input._data, vec._data)
     return make(MV, np.asarray(out), (input, vec), save={"self": input, "vec": vec})
 
@@ -87,6 +90,7 @@ def mm(input, mat2):
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
     _same_dtype(input, mat2, "mm")
+    check_matmul(a, b)
     return make(MM, kernels.matmul(a, b), (input, mat2), save={"self": input if mat2._requires_grad else None,
                                                   "mat2": mat2 if input._requires_grad else None})
 
@@ -106,6 +110,7 @@ def bmm(input, mat2):
     a, b = input._data, mat2._data
     if a.ndim != 3 or b.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor")
+    check_matmul(a, b)
     return make(BMM, np.matmul(a, b), (input, mat2), save={"self": input, "mat2": mat2})
 
 
@@ -247,6 +252,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         a, b = (mat1, mat2) if mat1._dtype is not mat2._dtype else (input, mat2)
         raise RuntimeError(f"{'mat1' if a is mat1 else 'self'} and mat2 must have the same dtype, but got "
                            f"{_word(a)} and {_word(b)}")
+    check_matmul(mat1._data, mat2._data)
     try:
         out = kernels.matmul(mat1._data, mat2._data)
     except ValueError:

@@ -358,6 +358,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                          f"({t.shape[0] if t.ndim else 0}).")
     if x.ndim > 2 and t.shape != x.shape[:1] + x.shape[2:]:
         raise ValueError(f"Expected target size {list(x.shape[:1] + x.shape[2:])}, got {list(t.shape)}")
+    _check_class_weight(weight, x.shape[1] if x.ndim >= 2 else x.shape[0])
     w = weight._data if weight is not None else None
     out, coef = _nll_coef(x, t, w, ignore_index, reduction)
     if x.ndim == 4:
@@ -383,6 +384,13 @@ def _long_target(target):
     raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_word(target._dtype)}")
 
 
+def _check_class_weight(weight, n_classes: int) -> None:
+    """torch 2.13's check of a per-class ``weight`` (nll_loss, cross_entropy)."""
+    if weight is not None and (weight.ndim != 1 or weight.shape[0] != n_classes):
+        raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes or no classes "
+                           f"but got weight tensor of shape: {list(weight.shape)}")
+
+
 def _word(d):
     return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool",
             "int32": "Int"}.get(d.name, d.name)
@@ -402,6 +410,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 0 if input.ndim == 1 else 1
     C = input.shape[class_dim]
+    _check_class_weight(weight, C)
     lsm = log_softmax(input, class_dim)
     if target.shape == input.shape:  # same shape: class probabilities (torch 2.13)
         if target._dtype.category != dtypes.FLOAT:

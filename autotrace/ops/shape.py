@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, grad_mode
+from ..resources import check_count
 from ..tensor import Tensor, wrap_dim
 from .errors import type_str
 from . import export, make, make_multi, op
@@ -600,5 +601,9 @@ def repeat(input, *sizes):
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
     x = input._data
     x2 = x.reshape((1,) * (len(sizes) - x.ndim) + x.shape)
+    n = x.size
+    for r in sizes:
+        n *= max(int(r), 0)
+    check_count(n)          # before np.tile allocates
     out = np.tile(x2, sizes)
     return make(REPEAT, out, (input,), attrs={"self_sym_sizes": x.shape, "repeats": tuple(sizes)})

@@ -34,7 +34,9 @@ def run_report(trace: Trace, console, err_console=None, depth: int | None = None
     from rich.text import Text
 
     if trace.stdout:
-        console.out(trace.stdout, end="" if trace.stdout.endswith("\n") else "\n", highlight=False)
+        from ..interpreter.errors import visible
+        console.out(visible(trace.stdout), end="" if trace.stdout.endswith("\n") else "\n",
+                    highlight=False)  # rich would drop BEL and CR silently
     if trace.warnings:
         for w in trace.warnings:
             where = f"line {w['line']}: " if w.get("line") else ""

@@ -141,8 +141,21 @@ def document(trace) -> dict:
     }
 
 
+# characters JSON may carry raw but a terminal acts on (C1 controls, bidi overrides,
+# line separators, zero-width marks): written as \u escapes, the same text once parsed
+_TERMINAL_UNSAFE = None
+
+
 def dumps(doc: dict) -> str:
-    return json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False)
+    global _TERMINAL_UNSAFE
+    text = json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False)
+    if text.isascii():
+        return text
+    if _TERMINAL_UNSAFE is None:
+        import re
+        _TERMINAL_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff"
+                                      "\ufff9-\ufffb\ud800-\udfff]")
+    return _TERMINAL_UNSAFE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
 
 
 def render(trace) -> str:

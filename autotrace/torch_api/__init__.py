@@ -14,7 +14,7 @@ _cache = None
 # Arguments that must be tensors in PyTorch's signatures (``other`` is often a Number,
 # so it is left to the ops); functions that take a Number in these places are exempt.
 _TENSOR_PARAMS = frozenset({"input", "target", "mat1", "mat2", "vec", "tensor", "batch1", "batch2"})
-_NUMBER_OK = frozenset({"pow", "float_power", "where", "result_type", "full_like", "add", "sub",
+_NUMBER_OK = frozenset({"pow", "float_power", "where", "result_type", "add", "sub",
                         "subtract", "mul", "multiply", "div", "divide", "true_divide", "remainder",
                         "floor_divide"})
 
@@ -28,21 +28,36 @@ _F_CPP_NAME = {"cross_entropy": "cross_entropy_loss", "nll_loss": "nll_loss_nd"}
 _F_PARAM_NAME = {("one_hot", "tensor"): "input"}
 
 
+#: functions whose ``other`` must be a tensor too
+_TENSOR_OTHER = frozenset({"allclose", "isclose", "equal"})
+#: tensor arguments that may also be None (``weight=None``)
+_OPTIONAL_TENSOR_PARAMS = frozenset({"weight", "bias", "pos_weight"})
+
+
 def _checked(name, fn, functional=False):
     """``fn`` with PyTorch's TypeError when a tensor argument is given something else
-    (``relu(): argument 'input' (position 1) must be Tensor, not int``) instead of an
-    AttributeError deep in the engine."""
+    (``relu(): argument 'input' (position 1) must be Tensor, not int``) or ``dtype`` is
+    not a dtype (``zeros(): argument 'dtype' must be torch.dtype, not str``) instead of
+    an AttributeError deep in the engine."""
     code = getattr(fn, "__code__", None)
-    if code is None or name in _NUMBER_OK:
+    if code is None:
         return fn
     names = code.co_varnames[:code.co_argcount]
-    checks = tuple((i, n) for i, n in enumerate(names) if n in _TENSOR_PARAMS)
-    if not checks:
+    every = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    tensor_params = _TENSOR_PARAMS | {"other"} if name in _TENSOR_OTHER else _TENSOR_PARAMS
+    checks = () if name in _NUMBER_OK else tuple((i, n) for i, n in enumerate(names) if n in tensor_params)
+    optional = tuple((i if i < len(names) else None, n) for i, n in enumerate(every) if n in _OPTIONAL_TENSOR_PARAMS)
+    dtype_at = every.index("dtype") if "dtype" in every else None
+    if dtype_at is not None and dtype_at >= len(names):
+        dtype_at = -1          # keyword-only
+    if not checks and not optional and dtype_at is None:
         return fn
+    from ..dtypes import DType
     from ..tensor import Tensor
 
     if functional and name in _F_SIZE:  # target.size() is the first use, then input.size()
         checks = tuple(sorted(checks, key=lambda c: c[1] != "target"))
+    cpp = _F_CPP_NAME.get(name, name) if functional else name
 
     def checked(*args, **kwargs):
         for i, n in checks:
@@ -52,6 +67,15 @@ def _checked(name, fn, functional=False):
                     _functional_error(name, i, n, v)
                 raise TypeError(f"{name}(): argument '{n}' (position {i + 1}) must be Tensor, "
                                 f"not {type(v).__name__}")
+        for i, n in optional:
+            v = args[i] if i is not None and i < len(args) else kwargs.get(n)
+            if v is not None and not isinstance(v, Tensor):
+                where = f" (position {i + 1})" if i is not None else ""
+                raise TypeError(f"{cpp}(): argument '{n}'{where} must be Tensor, not {type(v).__name__}")
+        if dtype_at is not None:
+            v = args[dtype_at] if 0 <= dtype_at < len(args) else kwargs.get("dtype")
+            if v is not None and not isinstance(v, DType):
+                raise TypeError(f"{cpp}(): argument 'dtype' must be torch.dtype, not {type(v).__name__}")
         return fn(*args, **kwargs)
 
     checked.__name__ = getattr(fn, "__name__", name)
@@ -190,6 +214,11 @@ def modules() -> dict:
         "set_printoptions": printing.set_printoptions, "get_default_dtype": get_default_dtype,
         "Tensor": Tensor, "Size": Size, "pi": _math.pi, "inf": _math.inf, "nan": _math.nan, "e": _math.e,
     })
+    for n in ("tensor", "as_tensor", "ones", "zeros", "empty", "full", "ones_like", "zeros_like", "empty_like",
+              "full_like", "arange", "linspace", "eye", "rand", "randn", "randint", "randperm", "rand_like",
+              "randn_like", "allclose", "isclose", "equal"):
+        if n in torch_members:
+            torch_members[n] = _checked(n, torch_members[n])
     for alias, d in dtypes.ALIASES.items():
         torch_members[alias] = d
     torch_members.update(creation.members())

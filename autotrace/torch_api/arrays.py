@@ -39,6 +39,9 @@ class ScriptArray:
         return ScriptArray(self._array.T)
 
     def tolist(self):
+        from ..interpreter.limits import RT, seq_limit
+        if self._array.size > RT.max_seq:
+            raise seq_limit(self._array.size, "tolist()")
         return self._array.tolist()
 
     def item(self):
@@ -66,7 +69,15 @@ class ScriptArray:
         return ScriptArray(self._array.reshape(*shape))
 
     def astype(self, dtype):
-        return ScriptArray(self._array.astype(str(dtype)))
+        """A numeric or bool dtype only (no strings, objects or records, whose size a
+        script could choose)."""
+        try:
+            d = np.dtype(str(dtype))
+        except TypeError:
+            raise TypeError(f"data type {str(dtype)!r} not understood") from None
+        if d.kind not in "biuf":
+            raise TypeError(f"astype(): autotrace arrays hold numbers; {str(dtype)!r} is not supported")
+        return ScriptArray(self._array.astype(d))
 
     def __getitem__(self, key):
         if isinstance(key, ScriptArray):
@@ -90,6 +101,9 @@ class ScriptArray:
 
     def _binop(self, other, fn):
         o = other._array if isinstance(other, ScriptArray) else other
+        if isinstance(o, np.ndarray) and o.shape != self._array.shape:
+            from ..resources import check_broadcast_size
+            check_broadcast_size(self._array.shape, o.shape)   # before numpy allocates
         return self._wrap(fn(self._array, o))
 
     def __add__(self, o): return self._binop(o, np.add)
