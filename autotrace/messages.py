@@ -353,6 +353,11 @@ EN: dict[str, "str | Plural"] = {
     "graph.mmd.collapsed": "x {count} (collapsed)",
     "graph.mmd.fold": "\u00d7{count} loop body{where}, drawn once",
     "graph.mmd.omitted": "\u2026 {count} more nodes (--max-nodes {max_nodes})",
+    "graph.install_hint": "cannot render {fmt}: pygraphviz (which bundles Graphviz) could not be loaded and Graphviz's `dot` program is not on PATH.\nInstall one of them:\n  - pygraphviz into this Python: `{pip} install pygraphviz` (a wheel bundles Graphviz on Linux, macOS and Windows; elsewhere it builds against Graphviz's headers, e.g. `sudo apt-get install graphviz libgraphviz-dev` first);\n  - or Graphviz's `dot`: `sudo apt-get install graphviz` (Debian/Ubuntu), `brew install graphviz` (macOS), `winget install graphviz` or https://graphviz.org/download/ (Windows).\n`--format dot` works now without either (e.g. `-o graph.dot`), and the DOT file can be rendered later or pasted into an online Graphviz viewer.",
+    "graph.render.timeout": "Graphviz dot took longer than {seconds} s; try fewer nodes (--max-nodes, --collapse) or --format dot",
+    "graph.render.exec": "could not run {exe}: {reason}",
+    "graph.render.failed": "Graphviz dot failed (exit {code}): {message}",
+    "graph.render.pygraphviz": "pygraphviz failed to render {fmt}: {message}",
     "graph.terminal_note": "note: standard output is a terminal, so this is the graph's DOT source; give -o graph.svg (or .png, .pdf) for a picture",
     "graph.cjk_hint": "warning: the labels hold CJK text and no font with CJK glyphs is installed, so the {fmt} shows empty boxes in their place; install one (Debian/Ubuntu: `sudo apt-get install fonts-noto-cjk`) or write SVG, which the viewer's fonts draw",
 
