@@ -86,8 +86,8 @@ def command(
     elif _stdout_is_terminal() and not json_out:
         # a picture's bytes are no use on a terminal: show the DOT, and say how to get a picture
         fmt = "dot"
-        sys.stderr.write("note: standard output is a terminal, so this is the graph's DOT source; "
-                         "give -o graph.svg (or .png, .pdf) for a picture\n")
+        from autotrace.messages import text
+        sys.stderr.write(text("graph.terminal_note") + "\n")
     else:
         fmt = "svg"
     if output == "-" and fmt in ("png", "pdf") and _stdout_is_terminal() and not json_out:
@@ -140,7 +140,8 @@ def command(
         sys.stdout.write(render_json.dumps(doc) + "\n")
         raise typer.Exit(common.EXIT_SCRIPT if trace.error is not None else common.EXIT_OK)
     if fmt in ("png", "pdf") and dot.font_list(trace) == dot.CJK_FONTS and not svg.cjk_font_available():
-        sys.stderr.write(svg.CJK_HINT.format(fmt=fmt.upper()))
+        from autotrace.messages import text
+        sys.stderr.write(text("graph.cjk_hint", fmt=fmt.upper()) + "\n")
     common.phase(f"rendering the graph as {fmt.upper()}")
     try:
         data = svg.render(source, fmt)

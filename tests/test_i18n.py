@@ -349,7 +349,10 @@ def test_pytorch_and_python_messages_are_never_localized(zh):
     (["run", POWER, "--limit", "foo=1"], "--limit 'foo=1'：没有名为 'foo' 的限制"),
     (["run", POWER, "--timeout", "0"], "--timeout 必须是正的秒数"),
     (["run", "-e", "x = 1", "--set", "x=1"], "--set x：脚本自己给 x 赋了值，或者根本没有用到它"),
-    (["explain", POWER, "--format", "html"], "--format 只能是 text 或 md，不能是 'html'"),
+    (["explain", POWER, "--format", "pdf"], "--format 只能是 text、md 或 html，不能是 'pdf'"),
+    (["diff", POWER, POWER, "--format", "pdf"], "--format 只能是 text 或 md，不能是 'pdf'"),
+    (["diff", "-", "-"], "A 和 B 中只能有一个是 -（标准输入）"),
+    (["run", POWER, "--depth", "0"], "--depth 至少为 1"),
     (["check", POWER, "--expect", "/nonexistent/g.json"], "/nonexistent/g.json：没有这个基准文件（用 --update 生成）"),
     (["graph", POWER, "-o", "/nonexistent/g.svg"], "-o /nonexistent/g.svg：目录 /nonexistent 不存在；请先创建它"),
 ])
@@ -455,3 +458,158 @@ def test_rule_words_come_from_the_op_table_and_keep_the_symbols():
     finally:
         messages.set_language("en")
     assert messages.rule_words("1 at the selected index, 0 elsewhere") == "1 at the selected index, 0 elsewhere"
+
+
+# -- diff, the step-through page, --expect, graph and run in Chinese ------------------------
+
+GRAPH_SCRIPTS = ROOT / "tests" / "graph_scripts"
+# two English words in a row, once code, node names and the script's own lines are removed
+_ENGLISH = re.compile(r"\b[A-Za-z]{3,} [a-z]{2,}\b")
+
+
+def _english_left(out: str, *sources: str) -> list[str]:
+    """The English phrases of ``out`` that are not code, a node name, a formula or a line
+    of one of the scripts ``sources`` (which stay verbatim)."""
+    lines = {ln.strip() for s in sources for ln in s.splitlines() if ln.strip()}
+    prose = out.replace("（", "(").replace("）", ")")
+    kept = []
+    for ln in prose.splitlines():
+        for src in lines:
+            ln = ln.replace(src, " ")
+        ln = re.sub(r"\b\w+(?:Error|Warning): .*", " ", ln)     # PyTorch's own message, verbatim
+        ln = CODE.sub(" ", re.sub(r"`[^`]*`", " ", ln))
+        kept.append(ln)
+    return _ENGLISH.findall("\n".join(kept))
+
+
+def _both(*args):
+    en, zh = run_cli(*args, "--lang", "en"), run_cli(*args, "--lang", "zh")
+    assert en.returncode == zh.returncode, zh.stderr
+    return en, zh
+
+
+def _same_facts(en: str, zh: str):
+    words = {"dimension(s)", "pass(es)"}          # English plural marks, not code
+    en_numbers, en_nodes, en_code = _facts(en)
+    zh_numbers, zh_nodes, zh_code = _facts(zh.replace("（", " (").replace("）", ") "))
+    en_code -= words
+    assert zh_numbers == en_numbers
+    assert zh_nodes == en_nodes
+    assert zh_code == en_code
+
+
+DIFFS = sorted((ROOT / "scenarios" / "diff").glob("*.a.py"))
+
+
+@pytest.mark.parametrize("a", DIFFS, ids=lambda p: p.name.split(".")[0])
+def test_diff_in_chinese(a):
+    b = a.with_name(a.name.replace(".a.py", ".b.py"))
+    en, zh = _both("diff", a, b, "--width", "10000")
+    assert _CJK.search(zh.stdout)
+    assert _english_left(zh.stdout, a.read_text(), b.read_text()) == []
+    assert _english_left(en.stdout, a.read_text(), b.read_text()) != []
+    _same_facts(en.stdout, zh.stdout)
+
+
+EXPECTS = sorted((ROOT / "scenarios" / "expect").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", EXPECTS, ids=lambda p: p.stem)
+def test_explain_expect_in_chinese(path):
+    formulas = [ln for ln in path.with_suffix(".expect").read_text().splitlines() if ln.strip()]
+    args = ["explain", path, "--width", "10000"] + [x for f in formulas for x in ("--expect", f)]
+    en, zh = _both(*args)
+    section = zh.stdout[zh.stdout.index("你的梯度公式"):]
+    assert re.search(r"\d+ 个公式中有 \d+ 个成立", section)
+    assert _english_left(section, path.read_text(), *formulas) == []
+    assert "Your gradient formulas" in en.stdout
+    _same_facts(en.stdout[en.stdout.index("Your gradient formulas"):], section)
+
+
+def test_the_step_through_page_in_chinese(tmp_path):
+    import json as _json
+    script = ROOT / "scenarios" / "seed2_grad_accumulation.py"
+    pages = {}
+    for lang in ("en", "zh"):
+        out = tmp_path / f"{lang}.html"
+        proc = run_cli("html", script, "-o", out, "--lang", lang)
+        assert proc.returncode == 0, proc.stderr
+        pages[lang] = out.read_text()
+    assert '<html lang="zh">' in pages["zh"] and '<html lang="en">' in pages["en"]
+    assert re.search(r"<title>[^<]*seed2_grad_accumulation.py 的反向传播</title>", pages["zh"])
+    data = lambda page: _json.loads(re.search(r'<script type="application/json" id="autotrace-data">(.*?)</script>',  # noqa: E731
+                                              page, re.S).group(1))
+    ui = data(pages["zh"])["ui"]
+    assert ui["prev"] == "上一步" and ui["upstream"] == "上游梯度" and ui["rule"] == "局部导数"
+    for key, english in messages.EN.items():
+        if key.startswith("html.") and " " in english and "{" not in english:
+            assert english not in pages["zh"], key
+            assert html_escape(english) in pages["en"] or english in pages["en"] or key in _HTML_UNUSED, key
+    # the steps the page walks are explain's, in the page's language, with the same numbers
+    en_steps, zh_steps = data(pages["en"])["passes"], data(pages["zh"])["passes"]
+    assert [s["node"] for p in zh_steps for s in p["steps"]] == [s["node"] for p in en_steps for s in p["steps"]]
+    assert _facts(_json.dumps(zh_steps, ensure_ascii=False))[0] == _facts(_json.dumps(en_steps, ensure_ascii=False))[0]
+
+
+_HTML_UNUSED = {"html.no_graph", "html.no_passes"}     # shown only without Graphviz / without a pass
+
+
+def html_escape(s):
+    import html
+    return html.escape(s)
+
+
+def _dot_texts(source: str) -> str:
+    """The words of a DOT file's labels and tooltips, unescaped, one per line."""
+    import html
+    out = []
+    for m in re.finditer(r'(?:label|tooltip)=(<.*?>|"(?:[^"\\]|\\.)*")(?= |\]|$)', source, re.M):
+        v = re.sub(r"<[^<>]*>", "\n", m.group(1).strip('"<>'))
+        out.append(html.unescape(v))
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("args", [["--values"], ["--depth", "1"], ["--pass", "1"], ["--saved", "--values"]],
+                         ids=lambda a: " ".join(a))
+@pytest.mark.parametrize("name", ["rnn30.py", "train50.py"])
+def test_graph_labels_and_legend_in_chinese(name, args):
+    path = GRAPH_SCRIPTS / name
+    en, zh = _both("graph", path, "--format", "dot", "-o", "-", *args)
+    en_t, zh_t = _dot_texts(en.stdout), _dot_texts(zh.stdout)
+    assert "图例" in zh_t and "legend" in en_t
+    assert _english_left(zh_t, path.read_text()) == []
+    _same_facts(en_t, zh_t)
+
+
+@pytest.mark.parametrize("name", ["rnn30.py", "train50.py"])
+def test_mermaid_in_chinese(name):
+    path = GRAPH_SCRIPTS / name
+    en, zh = _both("graph", path, "--format", "mermaid", "-o", "-", "--values")
+    import html
+    words = lambda s: "\n".join(html.unescape(m) for m in re.findall(r'"([^"]*)"', s)).replace("<br>", "\n")  # noqa: E731
+    assert _english_left(words(zh.stdout), path.read_text()) == []
+    _same_facts(words(en.stdout), words(zh.stdout))
+
+
+@pytest.mark.parametrize("args", [[], ["--depth", "2"]], ids=["default", "depth2"])
+@pytest.mark.parametrize("path", [GRAPH_SCRIPTS / "rnn30.py", GRAPH_SCRIPTS / "train50.py",
+                                  ROOT / "scenarios" / "seed2_grad_accumulation.py"], ids=lambda p: p.stem)
+def test_run_tables_and_trees_in_chinese(path, args):
+    en, zh = _both("run", path, "--no-color", "--width", "200", *args)
+    assert "值和梯度" in zh.stdout and "grad_fn 链" in zh.stdout
+    report = zh.stdout[zh.stdout.index("张量"):]
+    assert _english_left(report, path.read_text()) == []
+    _same_facts(en.stdout[en.stdout.index("tensors"):], report)
+
+
+def test_graph_usage_errors_and_notes_in_chinese(tmp_path):
+    power = ROOT / "scenarios" / "seed2_power_rule.py"
+    proc = run_cli("graph", power, "-o", tmp_path / "g.svg", "--format", "png", "--lang", "zh")
+    assert proc.returncode == 2 and "后缀 .svg 表示 SVG，而 --format 指定的是 PNG" in proc.stderr
+    proc = run_cli("graph", power, "-o", tmp_path / "g.svg", "--depth", "0", "--lang", "zh")
+    assert proc.returncode == 2 and "--depth N 从 1 开始计数" in proc.stderr
+    proc = run_cli("graph", power, "-o", tmp_path / "g.svg", "--pass", "4", "--lang", "zh")
+    assert proc.returncode == 2 and "--pass 4：脚本只运行了 1 次反向传播" in proc.stderr
+    proc = run_cli("graph", power, "-o", tmp_path / "g.svg", "--of", "A", "--lang", "zh")
+    en = run_cli("graph", power, "-o", tmp_path / "g.svg", "--of", "A")
+    assert proc.returncode == en.returncode

@@ -12,6 +12,7 @@ one op, are shown once and say what was folded.
 
 from __future__ import annotations
 
+from ..messages import text as _t
 from ..trace import Trace
 from .notation import WHOLE, array_text, non_finite, shape_text, summary_text
 
@@ -39,8 +40,9 @@ def run_report(trace: Trace, console, err_console=None, depth: int | None = None
                     highlight=False)  # rich would drop BEL and CR silently
     if trace.warnings:
         for w in trace.warnings:
-            where = f"line {w['line']}: " if w.get("line") else ""
-            (err_console or console).print(Text(f"[warning] {where}{w['category']}: {w['message']}", style="yellow"))
+            where = _t("run.warning_line", line=w["line"]) if w.get("line") else ""
+            (err_console or console).print(Text(_t("run.warning", where=where, category=w["category"],
+                                                   message=w["message"]), style="yellow"))
 
     tensors = [v for v in trace.variables.values() if v.kind == "tensor"]
     tensors += list(getattr(trace, "parameters", {}).values())   # model.fc1.weight, ...
@@ -52,7 +54,7 @@ def run_report(trace: Trace, console, err_console=None, depth: int | None = None
         console.print(_value_table(tensors))
 
     if roots:
-        console.print(Text("grad_fn chains", style="bold"))
+        console.print(Text(_t("run.chains"), style="bold"))
         tree = _Tree(trace, console.width, depth if depth is not None else DEPTH)
         for name, node_id in roots:
             for text, style in tree.lines(name, node_id):
@@ -61,18 +63,19 @@ def run_report(trace: Trace, console, err_console=None, depth: int | None = None
 
 def _table(title):
     from rich import box
+    from rich.cells import cell_len
     from rich.table import Table
 
     return Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD,
                  padding=(0, 1), pad_edge=False, collapse_padding=True, show_edge=False,
-                 min_width=len(title))
+                 min_width=cell_len(title))
 
 
 def _tensor_table(tensors):
-    table = _table("tensors")
+    table = _table(_t("run.tensors"))
     for col in ("name", "shape", "dtype", "requires_grad", "is_leaf", "grad_fn"):
         # a grad_fn name is never broken; long variable names wrap inside their cell
-        table.add_column(col, overflow="fold", no_wrap=col in ("grad_fn", "dtype"))
+        table.add_column(_t("run.col." + col), overflow="fold", no_wrap=col in ("grad_fn", "dtype"))
     for v in tensors:
         table.add_row(v.name, shape_text(v.shape), v.dtype, str(v.requires_grad), str(v.is_leaf),
                       v.grad_fn or "None")
@@ -82,10 +85,10 @@ def _tensor_table(tensors):
 def _value_table(tensors):
     from rich.text import Text
 
-    table = _table("values and gradients")
-    table.add_column("name", overflow="fold")
-    table.add_column("value", overflow="fold")
-    table.add_column("grad", overflow="fold")
+    table = _table(_t("run.values"))
+    table.add_column(_t("run.col.name"), overflow="fold")
+    table.add_column(_t("run.col.value"), overflow="fold")
+    table.add_column(_t("run.col.grad"), overflow="fold")
     for v in tensors:
         if v.value is not None:
             value = short_array(v.value, v.dtype)
@@ -146,15 +149,15 @@ class _Tree:
         expression shortened."""
         n = self.trace.nodes[c]
         if n.is_leaf:
-            head = f"AccumulateGrad \u2192 {n.var_name or '(leaf)'} {shape_text(n.shape)}"
+            head = f"AccumulateGrad \u2192 {n.var_name or _t('run.tree.leaf')} {shape_text(n.shape)}"
             tail = ""
         else:
             head = n.name + (f" \u2192 {n.var_name}" if n.var_name else "")
             tail = ""
             if n.text:
-                tail = f"   ({' '.join(str(n.text).split())}, line {n.line})"
+                tail = "   " + _t("run.tree.where", expr=" ".join(str(n.text).split()), line=n.line)
             elif n.line:
-                tail = f"   (line {n.line})"
+                tail = "   " + _t("run.tree.line", line=n.line)
         return _fit(head, tail, room)
 
     def lines(self, name, root):
@@ -176,8 +179,9 @@ class _Tree:
                 fold, earlier = c
                 where = fold.lines_text()
                 out.append((pre + branch + _fit(
-                    f"\u2026 {earlier} earlier iteration{'s' if earlier != 1 else ''} folded",
-                    f" (loop body \u00d7{fold.count}{', ' + where if where else ''})", room), "dim"))
+                    _t("run.tree.fold", count=earlier),
+                    _t("run.tree.fold_body_at", count=fold.count, where=where) if where
+                    else _t("run.tree.fold_body", count=fold.count), room), "dim"))
                 # what fed those iterations from outside the loop body (and not the one shown)
                 inside = {x for rep in fold.reps for x in rep}
                 shown = {i for x in fold.reps[earlier] for i, _ in nodes[x].inputs}
@@ -194,10 +198,10 @@ class _Tree:
                     stack.append(("node", ext[k], pre + cont, level + 1, b, cn))
                 continue
             if c is None:
-                out.append((pre + branch + "None (input needs no gradient)", "dim"))
+                out.append((pre + branch + _t("run.tree.none"), "dim"))
                 continue
             if c in seen:
-                out.append((pre + branch + _fit(self._short_name(c), " (shown above)", room), "dim"))
+                out.append((pre + branch + _fit(self._short_name(c), _t("run.tree.shown_above"), room), "dim"))
                 continue
             seen.add(c)
             n = nodes[c]
@@ -206,9 +210,11 @@ class _Tree:
                 # a chain of one op: one line that says how long it is
                 seen.update(run)
                 ls = sorted({nodes[x].line for x in run if nodes[x].line})
-                where = (f", line {ls[0]}" if len(ls) == 1 else f", lines {ls[0]}\u2013{ls[-1]}") if ls else ""
+                where = (_t("label.line", line=ls[0]) if len(ls) == 1
+                         else _t("graph.lines", first=ls[0], last=ls[-1])) if ls else ""
                 out.append((pre + branch + _fit(f"{n.name} \u00d7{len(run)}",
-                                                f"   (a chain of one op, folded{where})", room), None))
+                                                "   " + (_t("run.tree.chain_at", where=where) if where
+                                                         else _t("run.tree.chain")), room), None))
                 c = run[-1]
                 n = nodes[c]
             else:
@@ -217,8 +223,7 @@ class _Tree:
             kids = [i for i, _ in n.inputs]
             if level >= self.depth and kids:
                 more = self.height[c]
-                out.append((child_pre + "\u2514\u2500\u2500 " + f"\u2026 {more} more level{'s' if more != 1 else ''} "
-                            "(use --depth / explain)", "dim"))
+                out.append((child_pre + "\u2514\u2500\u2500 " + _t("run.tree.levels", count=more), "dim"))
                 continue
             entries = []
             here = self.fold_of.get(c)
@@ -238,13 +243,13 @@ class _Tree:
                 b, cn = ("\u2514\u2500\u2500 ", "    ") if last else ("\u251c\u2500\u2500 ", "\u2502   ")
                 stack.append((entries[k][0], entries[k][1], child_pre, level + 1, b, cn))
         if left_out:
-            out.append((f"\u2026 {left_out} more nodes not shown (see autotrace explain or graph)", "dim"))
+            out.append((_t("run.tree.left_out", count=left_out), "dim"))
         return out
 
     def _short_name(self, c):
         n = self.trace.nodes[c]
         if n.is_leaf:
-            return f"AccumulateGrad \u2192 {n.var_name or '(leaf)'}"
+            return f"AccumulateGrad \u2192 {n.var_name or _t('run.tree.leaf')}"
         return n.name + (f" \u2192 {n.var_name}" if n.var_name else "")
 
     def _chain(self, c):
@@ -269,9 +274,16 @@ class _Tree:
 def _fit(head: str, tail: str, room: int) -> str:
     """``head + tail`` in ``room`` columns: the tail shortened with ``…`` first; the head
     is never cut (a line that is too narrow for it is cropped by the console)."""
-    if len(head) + len(tail) <= room:
+    from rich.cells import cell_len
+    if cell_len(head) + cell_len(tail) <= room:
         return head + tail
-    keep = room - len(head) - 1
+    keep = room - cell_len(head) - 1
     if keep >= 8:
-        return head + tail[:keep] + "\u2026"
+        cut, used = [], 0
+        for ch in tail:       # by columns: a CJK character takes two
+            used += cell_len(ch)
+            if used > keep:
+                break
+            cut.append(ch)
+        return head + "".join(cut) + "\u2026"
     return head

@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .graph_layout import GraphError, Layout  # noqa: F401  (GraphError is part of this module's API)
+from ..messages import text as _t
 from .notation import WHOLE, array_text, non_finite, shape_text
 
 # torchviz's palette
@@ -185,7 +186,7 @@ def _where(n) -> str:
     if n.text is None and n.line is None:
         return ""
     text = _short(n.text) if n.text else ""
-    line = f"line {n.line}" if n.line else ""
+    line = _t("label.line", line=n.line) if n.line else ""
     return " \u00b7 ".join(p for p in (text, line) if p)
 
 
@@ -231,17 +232,19 @@ def build(trace, opts: GraphOptions | None = None):
 
     title = []
     if opts.title:
-        title.append(f"{trace.script}" + (f" \u2014 graph of {opts.of}" if opts.of else ""))
+        title.append(f"{trace.script}" + (_t("graph.title_of", of=opts.of) if opts.of else ""))
     if trace.error is not None and trace.error.get("phase") != "parse":
         e = trace.error
-        where = f" at line {e['line']}" if e.get("line") else ""
-        title.append(f"the script stopped{where}: {e['type']}: {_short(e['message'], 90)}")
+        if e.get("line"):
+            title.append(_t("graph.stopped_at", line=e["line"], type=e["type"], message=_short(e["message"], 90)))
+        else:
+            title.append(_t("graph.stopped", type=e["type"], message=_short(e["message"], 90)))
     title.extend(lay.notes)
     if lay.omitted_units:
-        title.append(f"{lay.omitted_nodes:,} of {len(lay.included):,} nodes not shown "
-                     f"(--max-nodes {opts.max_nodes}; nearest the outputs kept)")
+        title.append(_t("graph.omitted", count=lay.omitted_nodes, total=len(lay.included),
+                        max_nodes=opts.max_nodes))
     if not lay.included:
-        title.append("no autograd graph: no tensor that requires grad was used in an operation")
+        title.append(_t("graph.empty"))
     if title:
         g.attr("graph", label=_label(title[0], small=title[1:], bold_title=bool(opts.title)),
                labelloc="t", labeljust="l")
@@ -252,10 +255,10 @@ def build(trace, opts: GraphOptions | None = None):
         n = nodes[c]
         out = []
         if n.value is not None:
-            out.append(f"value {format_array(n.value)}")
+            out.append(_t("graph.value", value=format_array(n.value)))
         s = steps.get(c)
         if s is not None and s.grad_in and s.grad_in[0] is not None:
-            out.append(f"grad {format_array(s.grad_in[0])}")
+            out.append(_t("graph.grad", value=format_array(s.grad_in[0])))
         return out
 
     def mark(attrs, c_list):
@@ -275,15 +278,16 @@ def build(trace, opts: GraphOptions | None = None):
                           if [nodes[c].name for c in run[p:2 * p]] == [nodes[c].name for c in run[:p]])
             pattern = " \u2192 ".join(nodes[c].name for c in run[:period])
             count = len(run) // period
-            lines = [f"\u00d7 {count:,}" + (f" ({len(run):,} nodes)" if period > 1 else "")]
+            lines = [f"\u00d7 {count:,}" + (_t("graph.run_nodes", count=len(run)) if period > 1 else "")]
             if last.shape is not None:
                 lines.append(f"{_shape(last.shape)} {last.dtype}")
             small = [_where(first), f"n{run[0]} \u2026 n{run[-1]}"]
             if opts.values and last.value is not None:
-                lines.append(f"last value {format_array(last.value)}")
+                lines.append(_t("graph.last_value", value=format_array(last.value)))
             attrs = {"label": _label(pattern, lines, small=small),
-                     "tooltip": _tooltip(f"{count} \u00d7 {pattern} (n{run[0]} \u2026 n{run[-1]}), collapsed",
-                                         first.statement and f"line {first.line}: {first.statement}"),
+                     "tooltip": _tooltip(_t("graph.tip.run", count=count, pattern=pattern, first=run[0], last=run[-1]),
+                                         first.statement and _t("graph.line_statement", line=first.line,
+                                                                statement=first.statement)),
                      "style": "filled,rounded,dashed", "peripheries": "2"}
             t.node(unit, **mark(attrs, run))
             return
@@ -299,14 +303,14 @@ def build(trace, opts: GraphOptions | None = None):
             if last.shape is not None and not last.is_leaf:
                 lines.append(f"\u2192 {_shape(last.shape)} {last.dtype}")
             if opts.values and not last.is_leaf and last.value is not None:
-                lines.append(f"value {format_array(last.value)}")
-            small = [f"{len(inner)} node{'s' if len(inner) != 1 else ''}"
-                     + (f", {len(params)} parameter{'s' if len(params) != 1 else ''}" if params else ""),
-                     f"line {call.line}" if call.line else ""]
+                lines.append(_t("graph.value", value=format_array(last.value)))
+            small = [_t("graph.box.nodes", count=len(inner))
+                     + (_t("graph.box.params", count=len(params)) if params else ""),
+                     _t("label.line", line=call.line) if call.line else ""]
             attrs = {"label": _label(name, lines, small=small),
-                     "tooltip": _tooltip(f"{name} ({cls}) drawn as one box (--depth {opts.depth})",
+                     "tooltip": _tooltip(_t("graph.tip.box", name=name, cls=cls, depth=opts.depth),
                                          ", ".join(dict.fromkeys(nodes[c].name for c in inner)),
-                                         params and "parameters: " + ", ".join(p for p in params if p)),
+                                         params and _t("graph.tip.params", names=", ".join(p for p in params if p))),
                      "peripheries": "2"}
             t.node(unit, **mark(attrs, members))
             return
@@ -319,26 +323,26 @@ def build(trace, opts: GraphOptions | None = None):
             lines = [f"{_shape(n.shape)} {n.dtype}"]
             if opts.values:
                 if v is not None and v.value is not None:
-                    lines.append(f"value {format_array(v.value)}")
+                    lines.append(_t("graph.value", value=format_array(v.value)))
                 # .grad as the chosen pass left it (else as the script left it)
                 grad = steps[c].after if c in steps and steps[c].after is not None else None
                 if grad is None and v is not None:
                     grad = v.grad
                 if grad is not None:
-                    lines.append(f"grad {format_array(grad)}")
+                    lines.append(_t("graph.grad", value=format_array(grad)))
             t.node(f"{unit}_leaf",
-                   label=_label(", ".join(names) if names else "(unnamed leaf)", lines,
+                   label=_label(", ".join(names) if names else _t("graph.unnamed_leaf"), lines,
                                 small=[_where(n)] if not names else ()),
-                   tooltip=_tooltip(f"leaf tensor {', '.join(names)}".rstrip(),
+                   tooltip=_tooltip(_t("graph.tip.leaf", names=", ".join(names)).rstrip(),
                                     "requires_grad=True",
-                                    n.line and f"first used on line {n.line}: {n.statement or ''}"),
+                                    n.line and _t("graph.tip.first_used", line=n.line, statement=n.statement or "")),
                    fillcolor=LEAF_COLOR)
             acc = []
             if opts.values and c in steps and steps[c].grad_in and steps[c].grad_in[0] is not None:
                 acc.append(f"+= {format_array(steps[c].grad_in[0])}")
             t.node(unit, **mark({"label": _label(n.name, small=acc),
-                                 "tooltip": _tooltip(f"AccumulateGrad (n{c}): adds incoming gradients "
-                                                     f"into {names[0] if names else 'the leaf'}.grad")}, [c]))
+                                 "tooltip": _tooltip(_t("graph.tip.accumulate", node=c, name=names[0]) if names
+                                                     else _t("graph.tip.accumulate_unnamed", node=c))}, [c]))
             tail_edges.append((f"{unit}_leaf", unit, {}))
             return
         names = lay.names_of.get(c) or ([n.var_name] if n.var_name else [])
@@ -346,14 +350,14 @@ def build(trace, opts: GraphOptions | None = None):
         lines += value_lines(c)
         attrs = {"label": _label(n.name, lines, small=[_where(n)]),
                  "tooltip": _tooltip(f"{n.name} (n{c})",
-                                     n.line and f"line {n.line}: {n.statement or n.text or ''}",
-                                     n.text and f"expression: {n.text}")}
+                                     n.line and _t("graph.line_statement", line=n.line, statement=n.statement or n.text or ""),
+                                     n.text and _t("graph.tip.expression", expr=n.text))}
         t.node(unit, **mark(attrs, lay.members.get(unit, [c])))
         if opts.saved:
             for s in n.saved:
                 flags["saved"] = True
                 t.node(f"{unit}_saved_{s}", label=_label(f"_saved_{s}", bold_title=False),
-                       tooltip=_tooltip(f"{n.name}._saved_{s}: a tensor saved for backward"),
+                       tooltip=_tooltip(_t("graph.tip.saved", node=n.name, name=s)),
                        fillcolor=SAVED_COLOR, shape="box", style="filled", fontsize="9")
                 tail_edges.append((f"{unit}_saved_{s}", unit, {"dir": "none", "style": "dashed",
                                                                "color": SAVED_COLOR}))
@@ -365,11 +369,11 @@ def build(trace, opts: GraphOptions | None = None):
             if v is not None:
                 bad = non_finite(v.value) or non_finite(v.grad) or non_finite(v.summary)
                 if opts.values and v.value is not None:
-                    lines.append(f"value {format_array(v.value)}")
+                    lines.append(_t("graph.value", value=format_array(v.value)))
             flags["bad"] |= bad
             t.node(f"{unit}_out", label=_label(", ".join(out_names), lines),
-                   tooltip=_tooltip(f"output {', '.join(out_names)} (grad_fn={n.name})"
-                                    + (": holds nan or inf" if bad else "")),
+                   tooltip=_tooltip(_t("graph.tip.output_bad" if bad else "graph.tip.output",
+                                       names=", ".join(out_names), node=n.name)),
                    fillcolor=BAD_COLOR if bad else OUTPUT_COLOR)
             tail_edges.append((unit, f"{unit}_out", {}))
 
@@ -380,17 +384,17 @@ def build(trace, opts: GraphOptions | None = None):
                 name, cls = lay.module_label(grp.call)
                 label = f"<<B>{html_text(name)}</B>" + (f" &#183; {html_text(cls)}" if name != cls else "") + ">"
                 s.attr(label=label, style="rounded", color=CLUSTER_COLOR, fontsize="10", labeljust="l",
-                       tooltip=attr_text(f"nodes made by {name} ({cls})"
-                                         + (f", called on line {grp.call.line}" if grp.call.line else "")))
+                       tooltip=attr_text(_t("graph.tip.module_at", name=name, cls=cls, line=grp.call.line) if grp.call.line
+                                         else _t("graph.tip.module", name=name, cls=cls)))
             else:
                 f = grp.fold
                 where = f.lines_text()
-                s.attr(label=f"<<B>&#215;{f.count}</B> loop body" + (f" &#183; {html_text(where)}" if where else "")
-                       + f'<BR ALIGN="LEFT"/><FONT POINT-SIZE="9" COLOR="{SUB_COLOR}">drawn once: the last of '
-                       f"{f.count} iterations</FONT>>",
+                s.attr(label=f"<<B>&#215;{f.count}</B> {html_text(_t('graph.fold.body'))}"
+                       + (f" &#183; {html_text(where)}" if where else "")
+                       + f'<BR ALIGN="LEFT"/><FONT POINT-SIZE="9" COLOR="{SUB_COLOR}">'
+                       + html_text(_t("graph.fold.drawn_once", count=f.count)) + "</FONT>>",
                        style="dashed,rounded", color=FOLD_COLOR, fontsize="10", labeljust="l",
-                       tooltip=attr_text(f"a loop body the script ran {f.count} times, each iteration wired "
-                                         f"the same way; nodes n{f.lo} \u2026 n{f.hi}"))
+                       tooltip=attr_text(_t("graph.tip.fold", count=f.count, lo=f.lo, hi=f.hi)))
             for u in grp.units:
                 draw_unit(s, u)
             for ch in sorted(grp.children, key=lambda k: lay.groups[k].lo):
@@ -410,29 +414,28 @@ def build(trace, opts: GraphOptions | None = None):
         for c, k in nones:
             flags["none"] = True
             g.node(f"n{c}_none{k}", label=_label("None", bold_title=False),
-                   tooltip=_tooltip(f"next_functions[{k}] of {nodes[c].name} is (None, 0): "
-                                    f"this input needs no gradient"),
+                   tooltip=_tooltip(_t("graph.tip.none", k=k, node=nodes[c].name)),
                    shape="plaintext", style="", fontcolor="#888888", fontsize="9")
             g.edge(f"n{c}_none{k}", f"n{c}", style="dotted", color="#999999", arrowhead="none")
     for e in edges:
         attrs = {}
         if e.carry:
             attrs.update(style="dashed", color=FOLD_COLOR, constraint="false",
-                         tooltip=_tooltip("the value carried into the next iteration of the loop body"))
+                         tooltip=_tooltip(_t("graph.tip.carry")))
         grad = edge_gradient(steps, e)
         if opts.values and grad is not None:
             attrs["label"] = f'<<FONT COLOR="{GRAD_COLOR}">{html_text(format_array(grad))}</FONT>>'
-            attrs["tooltip"] = _tooltip(f"gradient passed from {nodes[e.c].name} (n{e.c}) "
-                                        f"to input {e.k} ({nodes[e.i].name}, n{e.i})")
+            attrs["tooltip"] = _tooltip(_t("graph.tip.edge", node=nodes[e.c].name, c=e.c, k=e.k,
+                                           input=nodes[e.i].name, i=e.i))
         elif e.gather and e.count > 1:
             attrs["label"] = f"\u00d7{e.count}"
         if e.nr:
             attrs["taillabel"] = str(e.nr)
         g.edge(e.src, e.dst, **attrs)
     if pending_omitted:
-        g.node("omitted", label=_label(f"\u2026 {lay.omitted_nodes:,} more nodes", bold_title=False,
-                                       small=[f"not shown (--max-nodes {opts.max_nodes})"]),
-               tooltip=_tooltip("raise --max-nodes to draw them"),
+        g.node("omitted", label=_label(_t("graph.more_nodes", count=lay.omitted_nodes), bold_title=False,
+                                       small=[_t("graph.not_shown", max_nodes=opts.max_nodes)]),
+               tooltip=_tooltip(_t("graph.tip.raise_max_nodes")),
                shape="box", style="dashed,rounded", fillcolor="white", color="#999999")
         for dst in dict.fromkeys(pending_omitted):
             g.edge("omitted", dst, style="dashed", color="#999999")
@@ -452,26 +455,26 @@ def edge_gradient(steps, e):
 
 
 def _legend(g, opts, chosen, flags, collapsed_any, folded_any, clusters_any):
-    rows = [(LEAF_COLOR, "leaf tensor (requires_grad)"), (NODE_COLOR, "backward node (grad_fn)"),
-            (OUTPUT_COLOR, "output tensor")]
+    rows = [(LEAF_COLOR, _t("graph.legend.leaf")), (NODE_COLOR, _t("graph.legend.node")),
+            (OUTPUT_COLOR, _t("graph.legend.output"))]
     if flags["bad"]:
-        rows.append((BAD_COLOR, "output holding nan or inf"))
+        rows.append((BAD_COLOR, _t("graph.legend.bad")))
     if flags["saved"]:
-        rows.append((SAVED_COLOR, "tensor saved for backward"))
+        rows.append((SAVED_COLOR, _t("graph.legend.saved")))
     if collapsed_any:
-        rows.append((None, "dashed double box: a repeated chain, collapsed"))
+        rows.append((None, _t("graph.legend.collapsed")))
     if flags["box"]:
-        rows.append((None, f"double box: a module drawn as one box (--depth {opts.depth})"))
+        rows.append((None, _t("graph.legend.box", depth=opts.depth)))
     if clusters_any:
-        rows.append((None, "grey frame: the nodes one module call made"))
+        rows.append((None, _t("graph.legend.module")))
     if folded_any:
-        rows.append((None, "dashed purple frame \u00d7N: a loop body run N times, drawn once"))
+        rows.append((None, _t("graph.legend.fold")))
     if flags["none"]:
-        rows.append((None, "None: input that needs no gradient"))
+        rows.append((None, _t("graph.legend.none")))
     if opts.pass_number is not None:
-        rows.append(("pass", f"red outline: run by backward pass {opts.pass_number}"))
+        rows.append(("pass", _t("graph.legend.pass", number=opts.pass_number)))
     if opts.values and chosen is not None:
-        rows.append((None, f"edge label: gradient sent back along the edge (pass {chosen.index + 1})"))
+        rows.append((None, _t("graph.legend.edge", number=chosen.index + 1)))
     cells = []
     for color, text in rows:
         if color == "pass":
@@ -482,10 +485,10 @@ def _legend(g, opts, chosen, flags, collapsed_any, folded_any, clusters_any):
             swatch = '<TD WIDTH="14" HEIGHT="10"></TD>'
         cells.append(f'<TR>{swatch}<TD ALIGN="LEFT">{html_text(text)}</TD></TR>')
     label = ('<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="2" CELLPADDING="1">'
-             '<TR><TD COLSPAN="2" ALIGN="LEFT"><B>legend</B></TD></TR>' + "".join(cells) + "</TABLE>>")
+             '<TR><TD COLSPAN="2" ALIGN="LEFT"><B>' + html_text(_t("graph.legend")) + '</B></TD></TR>' + "".join(cells) + "</TABLE>>")
     with g.subgraph(name="legend_rank") as s:
         s.attr(rank="sink")
-        s.node("legend", label=label, shape="plaintext", style="", fontsize="9", tooltip="legend")
+        s.node("legend", label=label, shape="plaintext", style="", fontsize="9", tooltip=attr_text(_t("graph.legend")))
 
 
 def render(trace, opts: GraphOptions | None = None) -> str:

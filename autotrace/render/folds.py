@@ -38,7 +38,8 @@ class Fold:
         if not self.lines:
             return ""
         a, b = self.lines[0], self.lines[-1]
-        return f"line {a}" if a == b else f"lines {a}\u2013{b}"
+        from ..messages import text
+        return text("label.line", line=a) if a == b else text("graph.lines", first=a, last=b)
 
 
 def innermost_calls(trace) -> list:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
+from ..messages import text as _t
 from .folds import Fold, find_folds, innermost_calls  # noqa: F401  (Fold is part of the layout's API)
 
 MAX_PERIOD = 4          # collapse repeating patterns of up to this many node names
@@ -132,19 +133,17 @@ class Layout:
                 self.names_of.setdefault(v.node, []).append(v.name)
 
         if pass_number is not None and not 1 <= pass_number <= len(trace.passes):
-            have = (f"it ran {len(trace.passes)} backward pass"
-                    f"{'es' if len(trace.passes) != 1 else ''}" if trace.passes else "it ran no backward pass")
-            raise GraphError(f"--pass {pass_number}: {have}")
+            raise GraphError(_t("graph.no_pass", number=pass_number, count=len(trace.passes)) if trace.passes
+                             else _t("graph.no_pass_at_all", number=pass_number))
 
         # what to draw: what --of depends on, one pass's graph, or everything recorded
         self.chosen_pass = None          # the pass whose graph (and numbers) are drawn
         if of is not None:
             v = trace.variables.get(of)
             if v is None or v.kind != "tensor":
-                raise GraphError(f"--of {of}: the script binds no tensor named {of!r}")
+                raise GraphError(_t("usage.of", name=of, quoted=repr(of)))
             if v.node is None:
-                raise GraphError(f"--of {of}: {of} is not part of an autograd graph "
-                                 f"(it does not require grad)")
+                raise GraphError(_t("graph.of_no_graph", name=of))
             included = reachable(nodes, [v.node])
         else:
             included = None
@@ -162,15 +161,14 @@ class Layout:
                     self.chosen_pass = p
                 if included is not None:
                     same = sum(1 for _, s in separate if _structure(nodes, s) == _structure(nodes, included))
-                    alike = ("graphs of the same structure" if same == len(separate)
-                             else f"graphs of their own ({same} of them alike)")
-                    where = f" (line {self.chosen_pass.line})" if self.chosen_pass.line else ""
-                    self.notes.append(
-                        f"backward pass {self.chosen_pass.index + 1} of {total} drawn{where}: the passes "
-                        f"ran over {alike}; --pass N draws another, --all-passes all of them")
+                    alike = (_t("graph.alike.all") if same == len(separate)
+                             else _t("graph.alike.some", count=same))
+                    where = _t("graph.drawn.where", line=self.chosen_pass.line) if self.chosen_pass.line else ""
+                    self.notes.append(_t("graph.drawn", number=self.chosen_pass.index + 1, total=total,
+                                         where=where, alike=alike))
                     rest = len(nodes) - len(included)
                     if rest:
-                        self.notes.append(f"{rest:,} nodes of other passes or outside any pass not drawn")
+                        self.notes.append(_t("graph.rest", count=rest))
             elif pass_number is not None:
                 p = trace.passes[pass_number - 1]
                 if not all_passes and p.roots and any(r is not None for r in p.roots):
@@ -246,9 +244,10 @@ class Layout:
 
         self._groups(param_home)
         if self.folds:
-            described = ", ".join(f"\u00d7{f.count} ({f.lines_text()})" if f.lines else f"\u00d7{f.count}"
+            described = ", ".join(_t("graph.folded.item", count=f.count, where=f.lines_text()) if f.lines
+                                  else f"\u00d7{f.count}"
                                   for f in self.folds)
-            self.notes.append(f"loop bodies folded, each drawn once: {described}; --no-fold draws every iteration")
+            self.notes.append(_t("graph.folded", described=described))
 
     # -- units ---------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import html
 import json
 
+from .. import messages
 from ..messages import text
 
 #: UI words, from the message catalog; the page's script reads them from the data
@@ -87,8 +88,10 @@ def graph_svg(trace) -> str | None:
     return data[start:] if start >= 0 else None
 
 
-def render(trace, ex, *, lang: str = "en") -> str:
-    """The whole page as a string (UTF-8 when written)."""
+def render(trace, ex, *, lang: str | None = None) -> str:
+    """The whole page as a string (UTF-8 when written), its words and ``<html lang>`` in
+    ``lang`` (default: the current message language)."""
+    lang = lang or messages.language
     data = page_data(trace, ex)
     svg_markup = graph_svg(trace)
     src_lines = trace.source.splitlines() or [""]

@@ -27,6 +27,7 @@ markup. Line breaks are ``<br>``.
 
 from __future__ import annotations
 
+from ..messages import text as _t
 from .graph_layout import Layout
 from .notation import array_text, non_finite, shape_text
 
@@ -97,7 +98,7 @@ def render(trace, values: bool = False, of=None, pass_number=None, all_passes=Fa
                     break
                 names.append(nodes[c].name)
             last = nodes[run[-1]]
-            stmts.append(f'{u}[{_label(" -> ".join(names), f"x {len(run) // len(names)} (collapsed)", f"{shape_text(last.shape)} {last.dtype}")}]')
+            stmts.append(f'{u}[{_label(" -> ".join(names), _t("graph.mmd.collapsed", count=len(run) // len(names)), f"{shape_text(last.shape)} {last.dtype}")}]')
             return stmts
         call = lay.box_call.get(u)
         if call is not None:
@@ -108,7 +109,7 @@ def render(trace, values: bool = False, of=None, pass_number=None, all_passes=Fa
             if last is not None:
                 lines.append(f"-> {shape_text(last.shape)} {last.dtype}")
                 if values and last.value is not None:
-                    lines.append(f"value {val(last.value)}")
+                    lines.append(_t("graph.value", value=val(last.value)))
             stmts.append(f"{u}[{_label(*lines)}]:::box")
             used.add("box")
             return stmts
@@ -117,13 +118,13 @@ def render(trace, values: bool = False, of=None, pass_number=None, all_passes=Fa
         names = lay.names_of.get(c) or ([n.var_name] if n.var_name else [])
         if n.is_leaf:
             v = next((trace.variables[x] for x in names if x in trace.variables), None)
-            lines = [", ".join(names) or "(unnamed leaf)", f"{shape_text(n.shape)} {n.dtype}"]
+            lines = [", ".join(names) or _t("graph.unnamed_leaf"), f"{shape_text(n.shape)} {n.dtype}"]
             if values:
                 if v is not None and v.value is not None:
-                    lines.append(f"value {val(v.value)}")
+                    lines.append(_t("graph.value", value=val(v.value)))
                 grad = steps[c].after if c in steps and steps[c].after is not None else (v.grad if v else None)
                 if grad is not None:
-                    lines.append(f"grad {val(grad)}")
+                    lines.append(_t("graph.grad", value=val(grad)))
             stmts.append(f"{u}_leaf[{_label(*lines)}]:::leaf")
             stmts.append(f'{u}["AccumulateGrad"]:::gradfn')
             used.update(("leaf", "gradfn"))
@@ -132,12 +133,12 @@ def render(trace, values: bool = False, of=None, pass_number=None, all_passes=Fa
         lines = [n.name, (", ".join(names) + " · " if names else "") + f"{shape_text(n.shape)} {n.dtype}"]
         if values:
             if n.value is not None:
-                lines.append(f"value {val(n.value)}")
+                lines.append(_t("graph.value", value=val(n.value)))
             s = steps.get(c)
             if s is not None and s.grad_in and s.grad_in[0] is not None:
-                lines.append(f"grad {val(s.grad_in[0])}")
+                lines.append(_t("graph.grad", value=val(s.grad_in[0])))
         if n.text or n.line:
-            lines.append(" · ".join(p for p in ((n.text or "")[:60], f"line {n.line}" if n.line else "") if p))
+            lines.append(" · ".join(p for p in ((n.text or "")[:60], _t("label.line", line=n.line) if n.line else "") if p))
         stmts.append(f"{u}[{_label(*lines)}]:::gradfn")
         used.add("gradfn")
         outs = lay.outputs.get(c)
@@ -146,7 +147,7 @@ def render(trace, values: bool = False, of=None, pass_number=None, all_passes=Fa
             bad = v is not None and (non_finite(v.value) or non_finite(v.grad) or non_finite(v.summary))
             ol = [", ".join(outs), f"{shape_text(n.shape)} {n.dtype}"]
             if values and v is not None and v.value is not None:
-                ol.append(f"value {val(v.value)}")
+                ol.append(_t("graph.value", value=val(v.value)))
             cls = "bad" if bad else "output"
             used.add(cls)
             stmts.append(f"{u}_out[{_label(*ol)}]:::{cls}")
@@ -160,7 +161,7 @@ def render(trace, values: bool = False, of=None, pass_number=None, all_passes=Fa
             title = f"{name} · {cls}" if name != cls else name
         else:
             where = grp.fold.lines_text()
-            title = f"×{grp.fold.count} loop body" + (f" · {where}" if where else "") + ", drawn once"
+            title = _t("graph.mmd.fold", count=grp.fold.count, where=f" · {where}" if where else "")
         out.append(f"{indent}subgraph {gid} [{_label(title)}]")
         for u in grp.units:
             out.extend(indent + "  " + st for st in unit_lines(u))
@@ -185,7 +186,7 @@ def render(trace, values: bool = False, of=None, pass_number=None, all_passes=Fa
             label = f"×{e.count}"
         out.append(f"  {e.src} {arrow}|{_label(label)}| {e.dst}" if label else f"  {e.src} {arrow} {e.dst}")
     if omitted:
-        out.append(f'  omitted[{_label(f"… {lay.omitted_nodes} more nodes (--max-nodes {max_nodes})")}]')
+        out.append(f'  omitted[{_label(_t("graph.mmd.omitted", count=lay.omitted_nodes, max_nodes=max_nodes))}]')
         for dst in omitted:
             out.append(f"  omitted -.-> {dst}")
     for cls in sorted(used):

@@ -35,8 +35,9 @@ def array_text(a, dtype: str | None = None, whole: int = WHOLE) -> str:
         return one_line(a, name)
     flat = a.reshape(-1).astype(np.float64)
     with np.errstate(all="ignore"):
-        return (f"{shape_text(a.shape)} min {_num(np.nanmin(flat))} max {_num(np.nanmax(flat))} "
-                f"norm {_num(np.sqrt(np.nansum(flat * flat)))}")
+        from ..messages import text
+        return f"{shape_text(a.shape)} " + text("run.stats", min=_num(np.nanmin(flat)), max=_num(np.nanmax(flat)),
+                                                norm=_num(np.sqrt(np.nansum(flat * flat))))
 
 
 def summary_text(shape, summary: dict) -> str:
@@ -46,7 +47,8 @@ def summary_text(shape, summary: dict) -> str:
     def f(k):
         v = s.get(k)
         return "?" if v is None else _num(v)
-    return f"{shape_text(shape)} min {f('min')} max {f('max')} norm {f('norm')}"
+    from ..messages import text
+    return f"{shape_text(shape)} " + text("run.stats", min=f("min"), max=f("max"), norm=f("norm"))
 
 
 def non_finite(a) -> bool:

@@ -18,18 +18,6 @@ FORMATS = ("svg", "png", "pdf", "dot")
 SUFFIXES = {".svg": "svg", ".png": "png", ".pdf": "pdf", ".dot": "dot", ".gv": "dot",
             ".mmd": "mermaid", ".mermaid": "mermaid"}
 
-INSTALL_HINT = (
-    "cannot render {fmt}: pygraphviz (which bundles Graphviz) could not be loaded and Graphviz's "
-    "`dot` program is not on PATH.\n"
-    "Install one of them:\n"
-    "  - pygraphviz into this Python: `{pip} install pygraphviz` (a wheel bundles Graphviz on "
-    "Linux, macOS and Windows; elsewhere it builds against Graphviz's headers, e.g. "
-    "`sudo apt-get install graphviz libgraphviz-dev` first);\n"
-    "  - or Graphviz's `dot`: `sudo apt-get install graphviz` (Debian/Ubuntu), `brew install graphviz` "
-    "(macOS), `winget install graphviz` or https://graphviz.org/download/ (Windows).\n"
-    "`--format dot` works now without either (e.g. `-o graph.dot`), and the DOT file can be "
-    "rendered later or pasted into an online Graphviz viewer."
-)
 
 
 def pip_command() -> str:
@@ -39,7 +27,8 @@ def pip_command() -> str:
 
 
 def install_hint(fmt: str) -> str:
-    return INSTALL_HINT.format(fmt=fmt.upper(), pip=pip_command())
+    from ..messages import text
+    return text("graph.install_hint", fmt=fmt.upper(), pip=pip_command())
 
 
 class RenderUnavailable(RuntimeError):
@@ -75,25 +64,26 @@ def render(source: str, fmt: str, timeout: float | None = 120.0) -> bytes:
     exe = find_dot()
     if exe is not None:
         try:
+            from ..messages import text as _t
             proc = subprocess.run([exe, f"-T{fmt}"], input=source.encode("utf-8"),
                                   capture_output=True, timeout=timeout)
         except subprocess.TimeoutExpired:
-            raise RenderFailed(f"Graphviz dot took longer than {timeout:g} s; try fewer nodes "
-                               f"(--max-nodes, --collapse) or --format dot") from None
+            raise RenderFailed(_t("graph.render.timeout", seconds=f"{timeout:g}")) from None
         except OSError as e:
-            raise RenderFailed(f"could not run {exe}: {e.strerror}") from None
+            raise RenderFailed(_t("graph.render.exec", exe=exe, reason=e.strerror)) from None
         if proc.returncode != 0 or not proc.stdout:
             msg = proc.stderr.decode("utf-8", errors="replace").strip()
-            raise RenderFailed(f"Graphviz dot failed (exit {proc.returncode}): {msg}")
+            raise RenderFailed(_t("graph.render.failed", code=proc.returncode, message=msg))
         return proc.stdout
     pgv = _pygraphviz()
     if pgv is not None:
+        from ..messages import text as _t
         with _quiet_stderr() as noise:
             try:
                 graph = pgv.AGraph(string=source)
                 data = graph.draw(format=fmt, prog="dot")
             except Exception as e:
-                raise RenderFailed(f"pygraphviz failed to render {fmt}: {e}") from None
+                raise RenderFailed(_t("graph.render.pygraphviz", fmt=fmt, message=e)) from None
         if noise.text:
             sys.stderr.write(noise.text)
         if isinstance(data, str):
