@@ -72,14 +72,20 @@ def page_data(trace, ex) -> dict:
     }
 
 
-def graph_svg(trace) -> str | None:
+def graph_svg(trace, shown_passes=()) -> str | None:
     """The graph as inline SVG markup, or None when no Graphviz is available (the page
-    then says so and still steps through the passes)."""
+    then says so and still steps through the passes). Every node the page steps through
+    is drawn: the one pass explain shows in full when it folded a training loop, else
+    every pass's graph, loop bodies not folded."""
     from . import dot, svg
 
     if not svg.available():
         return None
-    source = dot.render(trace, dot.GraphOptions(legend=False, title=False))
+    if len(shown_passes) == 1 and len(trace.passes) > 1:
+        opts = dot.GraphOptions(legend=False, title=False, pass_number=shown_passes[0], fold=False)
+    else:
+        opts = dot.GraphOptions(legend=False, title=False, all_passes=True, fold=False)
+    source = dot.render(trace, opts)
     try:
         data = svg.render(source, "svg").decode("utf-8")
     except (svg.RenderFailed, svg.RenderUnavailable):
@@ -93,7 +99,7 @@ def render(trace, ex, *, lang: str | None = None) -> str:
     ``lang`` (default: the current message language)."""
     lang = lang or messages.language
     data = page_data(trace, ex)
-    svg_markup = graph_svg(trace)
+    svg_markup = graph_svg(trace, [p["number"] for p in data["passes"]])
     src_lines = trace.source.splitlines() or [""]
     numbered = "".join(
         f'<span class="ln" id="L{i}" data-line="{i}"><span class="no">{i:>3}</span> {html.escape(line)}</span>'
