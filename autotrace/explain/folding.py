@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..messages import text
+
 
 @dataclass
 class Run:
@@ -67,7 +69,7 @@ def collapse(steps, *, min_steps=RUN_MIN_STEPS, keep=RUN_KEEP, max_period=4) -> 
         where = None
         if len(lines) == 1:
             line, stmt = next(iter(lines))
-            where = f"line {line}: {stmt}" if line else stmt
+            where = text("label.at_line", line=line, statement=stmt) if line else stmt
         out.append(Run(first=hidden[0].number, last=hidden[-1].number, pattern=[s.node_name for s in hidden[:p]],
                        where=where, repeats=len(hidden) // p, upstream_first=hidden[0].upstream,
                        upstream_last=hidden[-1].upstream))

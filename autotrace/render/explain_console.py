@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import re
+
 from ..explain import Explanation, Run, collapse, fmt
 from ..explain.chains import LARGEST, READABLE
-from ..messages import text
+from ..messages import rule_words, text
 
 INDENT = "  "
 
@@ -16,13 +18,12 @@ def lines(ex: Explanation, all_steps: bool = False):
     out = []
 
     def add(level, label, body="", style=""):
-        out.append((level, label, body, style))
+        out.append((level, label, _join_sentences(body) if isinstance(body, str) else body, style))
 
     if ex.stdout:
         add(0, "", text("heading.output"), "bold")
-        import re
         for ln in re.sub(r"0x[0-9a-f]+", "0x…", ex.stdout).rstrip("\n").split("\n"):
-            add(1, "", ln, "dim")
+            out.append((1, "", ln, "dim"))      # the script's own words, as printed
         add(0, "", "")
     if ex.notes:
         for n in ex.notes:
@@ -64,7 +65,7 @@ def lines(ex: Explanation, all_steps: bool = False):
                 add(1, "", text(key, first=s.first, last=s.last, pattern=", ".join(s.pattern), where=s.where,
                                 count=s.repeats, start=fmt(s.upstream_first), end=fmt(s.upstream_last)), "bold")
                 continue
-            where = f"line {s.line}: {s.statement}" if s.line else (s.statement or s.expr or "")
+            where = text("label.at_line", line=s.line, statement=s.statement) if s.line else (s.statement or s.expr or "")
             if s.kind == "accumulate":
                 add(1, text("label.step", number=s.number), f"{s.node_name}  →  {text('label.leaf', name=s.output)}", "bold cyan")
             else:
@@ -104,7 +105,7 @@ def lines(ex: Explanation, all_steps: bool = False):
                     add(2, e.target, e.note or "", "dim")
                     continue
                 if e.rule:
-                    add(2, text("label.rule"), e.rule)
+                    add(2, text("label.rule"), rule_words(e.rule))
                 if e.numbers:
                     add(2, text("label.numbers"), e.numbers)
                 if e.sum_back is not None:
@@ -196,7 +197,7 @@ def render(ex: Explanation, console, all_steps: bool = False) -> None:
             continue
         pad = INDENT * level
         if label:
-            head = f"{pad}{label}: " if label != "•" else f"{pad}• "
+            head = f"{pad}{label}{text('label.colon')}" if label != "•" else f"{pad}• "
         else:
             head = pad
         t = Text()
@@ -420,21 +421,72 @@ def _index(idx, bracket=False) -> str:
 
 
 def _print_wrapped(console, t, hang: int, width: int) -> None:
-    """Print with continuation lines indented under the body (hanging indent)."""
+    """Print with continuation lines indented under the body (hanging indent); ``hang``
+    counts the characters of the head. Text with Chinese wraps between characters."""
+    from rich.cells import cell_len
     from rich.text import Text
 
     t.rstrip()
     plain = t.plain
-    if len(plain) <= width or width <= hang + 20:
+    indent = cell_len(plain[:hang])
+    if cell_len(plain) <= width or width <= indent + 20:
         console.print(t, soft_wrap=True)
         return
     body = t[hang:]
-    wrapped = body.wrap(console, width - hang)
+    wrapped = _wrap_cjk(body, width - indent) if _CJK.search(body.plain) else body.wrap(console, width - indent)
     first = True
     for line in wrapped:
         out = Text()
-        out.append_text(t[:hang] if first else Text(" " * hang))
+        out.append_text(t[:hang] if first else Text(" " * indent))
         out.append_text(line)
         out.rstrip()
         console.print(out, soft_wrap=True)
         first = False
+
+
+def _join_sentences(s: str) -> str:
+    """Sentences the model joins with a space; Chinese sets none after 。"""
+    return s.replace("。 ", "。") if "。 " in s else s
+
+
+_CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
+_NO_BREAK_BEFORE = set("，。：；、！？）》」』”’…,.;:)!?]")
+_NO_BREAK_AFTER = set("（《「『“‘([")
+
+
+def _wrap_cjk(body, width: int):
+    """Lines of at most ``width`` cells, broken at spaces or next to a Chinese character
+    (never before closing punctuation such as ，。） or after an opening one)."""
+    from rich.cells import cell_len
+
+    s = body.plain
+    n = len(s)
+    ok = [False] * (n + 1)
+    for i in range(1, n):
+        a, b = s[i - 1], s[i]
+        if b in _NO_BREAK_BEFORE or a in _NO_BREAK_AFTER:
+            continue
+        if (a == " " and b != " ") or (a != " " and b != " " and (_CJK.match(a) or _CJK.match(b))):
+            ok[i] = True
+    lines, start, last, w, i = [], 0, None, 0, 0
+    while i < n:
+        if ok[i] and i > start:
+            last = i
+        cw = cell_len(s[i])
+        if w + cw > width and last is not None:
+            lines.append((start, last))
+            start, last = last, None
+            while start < n and s[start] == " ":
+                start += 1
+            i = start
+            w = 0
+            continue
+        w += cw
+        i += 1
+    lines.append((start, n))
+    out = []
+    for a, b in lines:
+        line = body[a:b]
+        line.rstrip()
+        out.append(line)
+    return out
