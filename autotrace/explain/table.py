@@ -48,7 +48,7 @@ def rows(steps, all_steps: bool = False) -> list:
     for s in (steps if all_steps else collapse(steps)):
         if isinstance(s, Run):
             out.append(TableRow(step=f"{s.first}–{s.last}", node=", ".join(s.pattern),
-                                where=(s.where or "").replace("line ", "", 1),
+                                where=s.cell,
                                 local=[text("cell.same_rules", count=s.repeats)],
                                 upstream=f"{cell(s.upstream_first)} … {cell(s.upstream_last)}",
                                 passed=[], upstream_value=None))
