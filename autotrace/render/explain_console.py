@@ -245,7 +245,44 @@ def _cells(row) -> list:
 
 def _longest_word(s: str) -> int:
     # split at spaces only: a no-break space holds a summary ("4×3 ‖0.29‖") together
+    if _CJK.search(s):
+        from rich.cells import cell_len
+        return max((cell_len(w) for w in s.split(" ")), default=0)
     return max((len(w) for w in s.split(" ")), default=0)
+
+
+def _len(s: str) -> int:
+    """Terminal cells of ``s`` (a Chinese character takes two)."""
+    if _CJK.search(s):
+        from rich.cells import cell_len
+        return cell_len(s)
+    return len(s)
+
+
+def _ljust(s: str, width: int) -> str:
+    return s + " " * (width - _len(s))
+
+
+def _wrap(s: str, width: int, **kw) -> list:
+    """``s`` in lines of at most ``width`` cells: textwrap's for English, between
+    characters for Chinese."""
+    import textwrap
+
+    if _CJK.search(s):      # at spaces, by cells; a word wider than the column between characters
+        from rich.cells import cell_len
+        from rich.text import Text
+        out, cur = [], ""
+        for w in s.split(" "):
+            if cur and cell_len(cur) + 1 + cell_len(w) > width:
+                out.append(cur)
+                cur = ""
+            cur = f"{cur} {w}" if cur else w
+            if cell_len(cur) > width:
+                parts = [t.plain for t in _wrap_cjk(Text(cur), width)]
+                out += parts[:-1]
+                cur = parts[-1]
+        return out + [cur] if cur else out or [""]
+    return textwrap.wrap(s, width, break_long_words=False, **kw) or [""]
 
 
 def fit(table, width: int, gap: int = 2):
@@ -263,7 +300,7 @@ def fit(table, width: int, gap: int = 2):
             gap = 1
         avail = width - gap * (len(heads) - 1)
         cols = list(zip(heads, *[c for _, c in rows]))
-        natural = [max(len(c) for c in col) for col in cols]
+        natural = [max(_len(c) for c in col) for col in cols]
         floor = [max(_longest_word(c) for c in col) for col in cols]
         widths = list(natural)
         tiers = ((3, 2), (4, 5), (1, 0))
@@ -321,11 +358,10 @@ def _g4(x) -> str:
 def plain_grid(heads, rows, width: int) -> list:
     """Any table as plain text: columns as wide as their cells (wrapped at spaces when the
     table is wider than ``width``), a rule under the header."""
-    import textwrap
 
     n = len(heads)
     grid = [heads] + [r for r in rows if not isinstance(r, str)]
-    natural = [max(len(str(c[i])) for c in grid) for i in range(n)]
+    natural = [max(_len(str(c[i])) for c in grid) for i in range(n)]
     floor = [max(_longest_word(str(c[i])) for c in grid) for i in range(n)]
     widths = list(natural)
     while sum(widths) + 2 * (n - 1) > width:
@@ -338,9 +374,9 @@ def plain_grid(heads, rows, width: int) -> list:
         if isinstance(cells, str):      # a line across the table (rows left out)
             out.append(cells)
             continue
-        wrapped = [textwrap.wrap(str(c), w, break_long_words=False) or [""] for c, w in zip(cells, widths)]
+        wrapped = [_wrap(str(c), w) for c, w in zip(cells, widths)]
         for i in range(max(len(w) for w in wrapped)):
-            out.append("  ".join((w[i] if i < len(w) else "").ljust(x) for w, x in zip(wrapped, widths)).rstrip())
+            out.append("  ".join(_ljust(w[i] if i < len(w) else "", x) for w, x in zip(wrapped, widths)).rstrip())
         if k == 0:
             out.append("  ".join("─" * w for w in widths))
     return out
@@ -349,7 +385,6 @@ def plain_grid(heads, rows, width: int) -> list:
 def plain_table(table, width: int) -> list:
     """The pass table as plain text lines (piped output, tests): words wrap inside their
     column, a rule under the header."""
-    import textwrap
 
     from ..explain.table import COLUMNS
 
@@ -357,10 +392,9 @@ def plain_table(table, width: int) -> list:
     sep = " " * gap
     out = []
     for k, cells in enumerate([[text(c) for c in COLUMNS]] + rows):
-        wrapped = [textwrap.wrap(c, w, break_long_words=False, break_on_hyphens=False) or [""]
-                   for c, w in zip(cells, widths)]
+        wrapped = [_wrap(c, w, break_on_hyphens=False) for c, w in zip(cells, widths)]
         for i in range(max(len(w) for w in wrapped)):
-            parts = [(w[i] if i < len(w) else "").ljust(width_) for w, width_ in zip(wrapped, widths)]
+            parts = [_ljust(w[i] if i < len(w) else "", width_) for w, width_ in zip(wrapped, widths)]
             out.append(sep.join(parts).rstrip())
         if k == 0:
             out.append(sep.join("─" * w for w in widths))
