@@ -115,7 +115,7 @@ def markdown_table(table) -> list:
         if not c:
             return ""
         c = c.replace("|", "\\|")
-        return f"`{c}`" if code else c
+        return f"`{c}`" if code and not _CJK.search(c) else c      # words ("见第 2 步") are not code
 
     out = ["| " + " | ".join(text(c) for c in COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for r in table:
