@@ -505,6 +505,8 @@ EN: dict[str, "str | Plural"] = {
     "words.conv_weight": "sum over the batch of {grad} ⋆ input patches",
     "words.input_patch": "the input patch each kernel weight multiplies",
     "words.target_class": " at the target class",
+    "words.numel_mean": "/ numel for mean",
+    "words.per_output_position": "1 per output position",
 
     # -- autotrace ops (cli/ops.py) --------------------------------------------------------
     "ops.title": "autotrace op table",
