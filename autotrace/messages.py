@@ -555,6 +555,18 @@ EN: dict[str, "str | Plural"] = {
     "words.not_implemented": "not implemented",
     "words.summed_to": "(summed to {name}'s shape)",
     "words.zeros_with": "zeros({shape}) with {grad} at {index} along dim {dim}",
+    "words.routed_argmax": " routed to the argmax of each window (indices), summed where windows share it",
+    "words.summed_n_spatial": " summed over (N, spatial)",
+    "words.summed_n_spatial_dims": " summed over N and spatial dims",
+    "words.summed_batch_spatial": " summed over the batch and spatial dims",
+    "words.summed_batch": " summed over the batch",
+    "words.bn_training": "training: ",
+    "words.bn_eval": " over (N, spatial); eval: ",
+    "words.conv_weight": "sum over the batch of {grad} ⋆ input patches",
+    "words.input_patch": "the input patch each kernel weight multiplies",
+    "words.target_class": " at the target class",
+    "words.numel_mean": "/ numel for mean",
+    "words.per_output_position": "1 per output position",
 
     # -- autotrace ops (cli/ops.py) --------------------------------------------------------
     "ops.title": "autotrace op table",

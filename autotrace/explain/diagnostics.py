@@ -136,7 +136,7 @@ def _explain_error(typ, msg, line, p, rec, trace, g, caught):
         "diag.error.title_noline", type=typ, message=msg)
     values = {}
     if kind == "scalar":
-        root = p.root if p is not None else "the output"
+        root = p.root if p is not None else text("label.the_output")
         values = {"root": root, "shape": list(p.root_shape) if p is not None else "?"}
         if p is not None and rec is not None and rec.roots:
             n = g.node(rec.roots[0])

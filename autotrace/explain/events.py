@@ -74,8 +74,8 @@ def _add(out, evs, k, trace, name) -> int:
 
 def _short_list(items, limit=4) -> str:
     if len(items) <= limit:
-        return ", ".join(items)
-    return ", ".join(items[:limit]) + " " + text("event.and_more", count=len(items) - limit)
+        return text("list.sep").join(items)
+    return text("list.sep").join(items[:limit]) + " " + text("event.and_more", count=len(items) - limit)
 
 
 def _backward(rec, p, number, g) -> TimelineEvent:
@@ -223,7 +223,7 @@ def _with_body(source, line) -> list:
     lines = source.splitlines()
     for node in ast.walk(tree):
         if isinstance(node, (ast.With,)) and node.lineno == line:
-            return [f"{text('label.line', line=s.lineno)}: {lines[s.lineno - 1].strip()}" for s in node.body]
+            return [text("label.at_line", line=s.lineno, statement=lines[s.lineno - 1].strip()) for s in node.body]
     return []
 
 

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..messages import text
+
 
 @dataclass
 class Run:
@@ -18,6 +20,7 @@ class Run:
     repeats: int                # how many periods are hidden
     upstream_first: np.ndarray | None
     upstream_last: np.ndarray | None
+    cell: str = ""              # the table's "line: expression" cell: "7: y = torch.tanh(y) * 1.01"
 
 
 RUN_MIN_STEPS = 12   # a repeating stretch shorter than this is shown step by step
@@ -64,13 +67,14 @@ def collapse(steps, *, min_steps=RUN_MIN_STEPS, keep=RUN_KEEP, max_period=4) -> 
         out.extend(steps[i:start + keep * p])
         hidden = steps[start + keep * p:start + (reps - 1) * p]
         lines = {(s.line, s.statement) for s in hidden}
-        where = None
+        where, cell = None, ""
         if len(lines) == 1:
             line, stmt = next(iter(lines))
-            where = f"line {line}: {stmt}" if line else stmt
+            where = text("label.at_line", line=line, statement=stmt) if line else stmt
+            cell = f"{line}: {stmt}" if line else (stmt or "")
         out.append(Run(first=hidden[0].number, last=hidden[-1].number, pattern=[s.node_name for s in hidden[:p]],
                        where=where, repeats=len(hidden) // p, upstream_first=hidden[0].upstream,
-                       upstream_last=hidden[-1].upstream))
+                       upstream_last=hidden[-1].upstream, cell=cell))
         i = start + (reps - 1) * p
     out.extend(steps[i:])
     return out

@@ -158,5 +158,5 @@ def _sub(k: int) -> str:
 def _and_list(items) -> str:
     if len(items) <= 1:
         return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    return text("list.and", items=text("list.sep").join(items[:-1]), last=items[-1])
 

@@ -428,7 +428,7 @@ class _Explainer:
         sym = f"∂{g.label(a)}/∂{g.label(tid) if tid != leaf else leaf_label}"
         if sum(1 for t, _ in na.inputs if t == tid) > 1:
             names = list(getattr(na.op, "inputs", ()) or ())
-            sym += " " + text("label.via", input=names[i] if i < len(names) else f"input {i}")
+            sym += " " + text("label.via", input=names[i] if i < len(names) else text("label.input_n", index=i))
         return sym
 
 

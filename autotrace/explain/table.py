@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..messages import text
+from ..messages import rule_words, text
 from .folding import Run, collapse
 from .numbers import fmt, fmt_num
 
@@ -48,7 +48,7 @@ def rows(steps, all_steps: bool = False) -> list:
     for s in (steps if all_steps else collapse(steps)):
         if isinstance(s, Run):
             out.append(TableRow(step=f"{s.first}–{s.last}", node=", ".join(s.pattern),
-                                where=(s.where or "").replace("line ", "", 1),
+                                where=s.cell,
                                 local=[text("cell.same_rules", count=s.repeats)],
                                 upstream=f"{cell(s.upstream_first)} … {cell(s.upstream_last)}",
                                 passed=[], upstream_value=None))
@@ -99,4 +99,4 @@ def _short_rule(e, s) -> str:
     # a rule written with the upstream gradient (a VJP): that gradient is g in the table
     if s.upstream_symbol and s.upstream_symbol in parts[-1]:
         short = short.replace(s.upstream_symbol, "g")
-    return short
+    return rule_words(short)

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import re
+
 from ..explain import Explanation, Run, collapse, fmt
 from ..explain.chains import LARGEST, READABLE
-from ..messages import text
+from ..messages import rule_words, text
 
 INDENT = "  "
 
@@ -16,13 +18,12 @@ def lines(ex: Explanation, all_steps: bool = False):
     out = []
 
     def add(level, label, body="", style=""):
-        out.append((level, label, body, style))
+        out.append((level, label, _join_sentences(body) if isinstance(body, str) else body, style))
 
     if ex.stdout:
         add(0, "", text("heading.output"), "bold")
-        import re
         for ln in re.sub(r"0x[0-9a-f]+", "0x…", ex.stdout).rstrip("\n").split("\n"):
-            add(1, "", ln, "dim")
+            out.append((1, "", ln, "dim"))      # the script's own words, as printed
         add(0, "", "")
     if ex.notes:
         for n in ex.notes:
@@ -64,7 +65,7 @@ def lines(ex: Explanation, all_steps: bool = False):
                 add(1, "", text(key, first=s.first, last=s.last, pattern=", ".join(s.pattern), where=s.where,
                                 count=s.repeats, start=fmt(s.upstream_first), end=fmt(s.upstream_last)), "bold")
                 continue
-            where = f"line {s.line}: {s.statement}" if s.line else (s.statement or s.expr or "")
+            where = text("label.at_line", line=s.line, statement=s.statement) if s.line else (s.statement or s.expr or "")
             if s.kind == "accumulate":
                 add(1, text("label.step", number=s.number), f"{s.node_name}  →  {text('label.leaf', name=s.output)}", "bold cyan")
             else:
@@ -104,7 +105,7 @@ def lines(ex: Explanation, all_steps: bool = False):
                     add(2, e.target, e.note or "", "dim")
                     continue
                 if e.rule:
-                    add(2, text("label.rule"), e.rule)
+                    add(2, text("label.rule"), rule_words(e.rule))
                 if e.numbers:
                     add(2, text("label.numbers"), e.numbers)
                 if e.sum_back is not None:
@@ -196,7 +197,7 @@ def render(ex: Explanation, console, all_steps: bool = False) -> None:
             continue
         pad = INDENT * level
         if label:
-            head = f"{pad}{label}: " if label != "•" else f"{pad}• "
+            head = f"{pad}{label}{text('label.colon')}" if label != "•" else f"{pad}• "
         else:
             head = pad
         t = Text()
@@ -244,7 +245,44 @@ def _cells(row) -> list:
 
 def _longest_word(s: str) -> int:
     # split at spaces only: a no-break space holds a summary ("4×3 ‖0.29‖") together
+    if _CJK.search(s):
+        from rich.cells import cell_len
+        return max((cell_len(w) for w in s.split(" ")), default=0)
     return max((len(w) for w in s.split(" ")), default=0)
+
+
+def _len(s: str) -> int:
+    """Terminal cells of ``s`` (a Chinese character takes two)."""
+    if _CJK.search(s):
+        from rich.cells import cell_len
+        return cell_len(s)
+    return len(s)
+
+
+def _ljust(s: str, width: int) -> str:
+    return s + " " * (width - _len(s))
+
+
+def _wrap(s: str, width: int, **kw) -> list:
+    """``s`` in lines of at most ``width`` cells: textwrap's for English, between
+    characters for Chinese."""
+    import textwrap
+
+    if _CJK.search(s):      # at spaces, by cells; a word wider than the column between characters
+        from rich.cells import cell_len
+        from rich.text import Text
+        out, cur = [], ""
+        for w in s.split(" "):
+            if cur and cell_len(cur) + 1 + cell_len(w) > width:
+                out.append(cur)
+                cur = ""
+            cur = f"{cur} {w}" if cur else w
+            if cell_len(cur) > width:
+                parts = [t.plain for t in _wrap_cjk(Text(cur), width)]
+                out += parts[:-1]
+                cur = parts[-1]
+        return out + [cur] if cur else out or [""]
+    return textwrap.wrap(s, width, break_long_words=False, **kw) or [""]
 
 
 def fit(table, width: int, gap: int = 2):
@@ -262,7 +300,7 @@ def fit(table, width: int, gap: int = 2):
             gap = 1
         avail = width - gap * (len(heads) - 1)
         cols = list(zip(heads, *[c for _, c in rows]))
-        natural = [max(len(c) for c in col) for col in cols]
+        natural = [max(_len(c) for c in col) for col in cols]
         floor = [max(_longest_word(c) for c in col) for col in cols]
         widths = list(natural)
         tiers = ((3, 2), (4, 5), (1, 0))
@@ -320,11 +358,10 @@ def _g4(x) -> str:
 def plain_grid(heads, rows, width: int) -> list:
     """Any table as plain text: columns as wide as their cells (wrapped at spaces when the
     table is wider than ``width``), a rule under the header."""
-    import textwrap
 
     n = len(heads)
     grid = [heads] + [r for r in rows if not isinstance(r, str)]
-    natural = [max(len(str(c[i])) for c in grid) for i in range(n)]
+    natural = [max(_len(str(c[i])) for c in grid) for i in range(n)]
     floor = [max(_longest_word(str(c[i])) for c in grid) for i in range(n)]
     widths = list(natural)
     while sum(widths) + 2 * (n - 1) > width:
@@ -337,9 +374,9 @@ def plain_grid(heads, rows, width: int) -> list:
         if isinstance(cells, str):      # a line across the table (rows left out)
             out.append(cells)
             continue
-        wrapped = [textwrap.wrap(str(c), w, break_long_words=False) or [""] for c, w in zip(cells, widths)]
+        wrapped = [_wrap(str(c), w) for c, w in zip(cells, widths)]
         for i in range(max(len(w) for w in wrapped)):
-            out.append("  ".join((w[i] if i < len(w) else "").ljust(x) for w, x in zip(wrapped, widths)).rstrip())
+            out.append("  ".join(_ljust(w[i] if i < len(w) else "", x) for w, x in zip(wrapped, widths)).rstrip())
         if k == 0:
             out.append("  ".join("─" * w for w in widths))
     return out
@@ -348,7 +385,6 @@ def plain_grid(heads, rows, width: int) -> list:
 def plain_table(table, width: int) -> list:
     """The pass table as plain text lines (piped output, tests): words wrap inside their
     column, a rule under the header."""
-    import textwrap
 
     from ..explain.table import COLUMNS
 
@@ -356,10 +392,9 @@ def plain_table(table, width: int) -> list:
     sep = " " * gap
     out = []
     for k, cells in enumerate([[text(c) for c in COLUMNS]] + rows):
-        wrapped = [textwrap.wrap(c, w, break_long_words=False, break_on_hyphens=False) or [""]
-                   for c, w in zip(cells, widths)]
+        wrapped = [_wrap(c, w, break_on_hyphens=False) for c, w in zip(cells, widths)]
         for i in range(max(len(w) for w in wrapped)):
-            parts = [(w[i] if i < len(w) else "").ljust(width_) for w, width_ in zip(wrapped, widths)]
+            parts = [_ljust(w[i] if i < len(w) else "", width_) for w, width_ in zip(wrapped, widths)]
             out.append(sep.join(parts).rstrip())
         if k == 0:
             out.append(sep.join("─" * w for w in widths))
@@ -420,21 +455,72 @@ def _index(idx, bracket=False) -> str:
 
 
 def _print_wrapped(console, t, hang: int, width: int) -> None:
-    """Print with continuation lines indented under the body (hanging indent)."""
+    """Print with continuation lines indented under the body (hanging indent); ``hang``
+    counts the characters of the head. Text with Chinese wraps between characters."""
+    from rich.cells import cell_len
     from rich.text import Text
 
     t.rstrip()
     plain = t.plain
-    if len(plain) <= width or width <= hang + 20:
+    indent = cell_len(plain[:hang])
+    if cell_len(plain) <= width or width <= indent + 20:
         console.print(t, soft_wrap=True)
         return
     body = t[hang:]
-    wrapped = body.wrap(console, width - hang)
+    wrapped = _wrap_cjk(body, width - indent) if _CJK.search(body.plain) else body.wrap(console, width - indent)
     first = True
     for line in wrapped:
         out = Text()
-        out.append_text(t[:hang] if first else Text(" " * hang))
+        out.append_text(t[:hang] if first else Text(" " * indent))
         out.append_text(line)
         out.rstrip()
         console.print(out, soft_wrap=True)
         first = False
+
+
+def _join_sentences(s: str) -> str:
+    """Sentences the model joins with a space; Chinese sets none after 。"""
+    return s.replace("。 ", "。") if "。 " in s else s
+
+
+_CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
+_NO_BREAK_BEFORE = set("，。：；、！？）》」』”’…,.;:)!?]")
+_NO_BREAK_AFTER = set("（《「『“‘([")
+
+
+def _wrap_cjk(body, width: int):
+    """Lines of at most ``width`` cells, broken at spaces or next to a Chinese character
+    (never before closing punctuation such as ，。） or after an opening one)."""
+    from rich.cells import cell_len
+
+    s = body.plain
+    n = len(s)
+    ok = [False] * (n + 1)
+    for i in range(1, n):
+        a, b = s[i - 1], s[i]
+        if b in _NO_BREAK_BEFORE or a in _NO_BREAK_AFTER:
+            continue
+        if (a == " " and b != " ") or (a != " " and b != " " and (_CJK.match(a) or _CJK.match(b))):
+            ok[i] = True
+    lines, start, last, w, i = [], 0, None, 0, 0
+    while i < n:
+        if ok[i] and i > start:
+            last = i
+        cw = cell_len(s[i])
+        if w + cw > width and last is not None:
+            lines.append((start, last))
+            start, last = last, None
+            while start < n and s[start] == " ":
+                start += 1
+            i = start
+            w = 0
+            continue
+        w += cw
+        i += 1
+    lines.append((start, n))
+    out = []
+    for a, b in lines:
+        line = body[a:b]
+        line.rstrip()
+        out.append(line)
+    return out

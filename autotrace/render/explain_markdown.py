@@ -76,9 +76,11 @@ def render(ex: Explanation, all_steps: bool = False) -> str:
         if label == "•":
             out.append(f"{indent}- **{body}**")
         elif label and "bold" in style:
-            out.append(f"{indent}- **{label}**: `{body}`" if "Backward" in body or "AccumulateGrad" in body else f"{indent}- **{label}**: {body}")
+            sep = text("label.colon")
+            out.append(f"{indent}- **{label}**{sep}{_step_head(body) if _CJK.search(body) else '`' + body + '`'}" if "Backward" in body or "AccumulateGrad" in body else f"{indent}- **{label}**{sep}{body}")
         elif label:
-            out.append(f"{indent}- {label}: `{body}`" if _formula(body) else f"{indent}- {label}: {body}")
+            sep = text("label.colon")
+            out.append(f"{indent}- {label}{sep}`{body}`" if _formula(body) else f"{indent}- {label}{sep}{body}")
         elif level >= 2 and _formula(body):
             out.append(f"{indent}- `{body}`")
         else:
@@ -113,13 +115,27 @@ def markdown_table(table) -> list:
         if not c:
             return ""
         c = c.replace("|", "\\|")
-        return f"`{c}`" if code else c
+        return f"`{c}`" if code and not _CJK.search(c) else c      # words ("见第 2 步") are not code
 
     out = ["| " + " | ".join(text(c) for c in COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for r in table:
         for c in _cells(r):
             out.append("| " + " | ".join(esc(v, code=i >= 3 or (i == 2 and ":" in v)) for i, v in enumerate(c)) + " |")
     return out
+
+
+def _step_head(body: str) -> str:
+    """``MulBackward0   line 8: y = x * 2`` as `MulBackward0` line 8: `y = x * 2`: the node
+    name and the statement are code, the words between them are not."""
+    node, gap, rest = body.partition(" ")
+    cut = max(rest.rfind(": "), rest.rfind("："))
+    if cut < 0 or rest[:cut].strip().startswith("→"):
+        return f"`{node}`{gap}{rest}"
+    mark = 2 if rest[cut] == ":" else 1
+    return f"`{node}`{gap}{rest[:cut + mark]}`{rest[cut + mark:]}`"
+
+
+_CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")   # a Chinese sentence is never a formula
 
 
 def _fence(printed: str) -> str:
@@ -131,7 +147,7 @@ def _fence(printed: str) -> str:
 
 def _formula(s: str) -> bool:
     """A formula (shown as code), not a sentence."""
-    if s.rstrip().endswith((":", ".")) or ". " in s or len(s) >= 160:
+    if s.rstrip().endswith((":", ".")) or ". " in s or len(s) >= 160 or _CJK.search(s):
         return False
     return "∂" in s or "→" in s or s[:1] in "[-0123456789" or s.startswith(("path ", "None"))
 
