@@ -202,7 +202,8 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
     # prints: a huge precision the script set (set_printoptions(precision=3_000_000))
     # would make each of 10,000 shown numbers millions of digits long
     from . import printing
-    printing.options.precision = min(printing.options.precision, MAX_VIEW_PRECISION)
+    if isinstance(printing.options.precision, int):
+        printing.options.precision = min(printing.options.precision, MAX_VIEW_PRECISION)
     out_vars = as_left if as_left is not None else _records(variables)
     params = params_left if params_left is not None else _parameters(variables)
     expectations = []

@@ -20,7 +20,7 @@ HOSTILE = [
     ("x = torch.ones(1)\nx._inference = True", "attribute '_inference' of 'Tensor' objects is not available"),
     ("x = torch.Tensor(1)._data", "attribute '_data' of 'Tensor' objects is not available"),
     ("c = torch.cuda._members", "attribute '_members' of 'Namespace' objects is not available"),
-    ("x = torch.FloatTensor.__call__", "attribute '__call__' is not available"),
+    ("x = torch.FloatTensor.__call__", "'__call__' of type object 'FloatTensor' is not available"),
 ]
 
 

@@ -258,7 +258,11 @@ def visible(text: str) -> str:
     the rule error messages use; newlines and tabs are kept."""
     if text.isprintable():
         return text
-    return "".join(c if c.isprintable() or c == "\n" or c == "\t" else ascii(c)[1:-1] for c in text)
+    # no-break spaces are only spacing (explain's tables keep "4×1 ‖1.14‖" in one cell with them)
+    return "".join(c if c.isprintable() or c in _KEPT else ascii(c)[1:-1] for c in text)
+
+
+_KEPT = frozenset("\n\t\u00a0\u202f")
 
 
 def _printable(text: str, col: int, width: int) -> tuple[str, int, int]:

@@ -230,6 +230,7 @@ def with_out(name, fn):
     call.__name__ = getattr(fn, "__name__", name)
     call.__doc__ = fn.__doc__
     call.__wrapped__ = fn
+    call.__wrapped__ = fn
     return call
 
 

@@ -127,18 +127,10 @@ def error(e):
 
 def document(trace) -> dict:
     """The schema_version 1 document of a trace (``autotrace run --json``)."""
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "script": trace.script,
-        "stdout": mask_addresses(trace.stdout),
-        "error": error(trace.error),
-        "warnings": [{"category": w["category"], "message": mask_addresses(w["message"]), "line": w.get("line")}
-                     for w in trace.warnings],
-        "variables": {name: variable(v) for name, v in trace.variables.items()},
-        "parameters": {name: variable(v) for name, v in getattr(trace, "parameters", {}).items()},
-        "nodes": [node(n) for n in trace.nodes],
-        "backward_passes": [backward_pass(p) for p in trace.passes],
-    }
+    doc = document_head(trace)
+    doc["nodes"] = [node(n) for n in trace.nodes]
+    doc["backward_passes"] = [backward_pass(p) for p in trace.passes]
+    return doc
 
 
 # characters JSON may carry raw but a terminal acts on (C1 controls, bidi overrides,
@@ -191,6 +183,7 @@ def document_head(trace) -> dict:
         "warnings": [{"category": w["category"], "message": mask_addresses(w["message"]), "line": w.get("line")}
                      for w in trace.warnings],
         "variables": {name: variable(v) for name, v in trace.variables.items()},
+        "parameters": {name: variable(v) for name, v in getattr(trace, "parameters", {}).items()},
     }
 
 

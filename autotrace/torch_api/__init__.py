@@ -214,14 +214,16 @@ def modules() -> dict:
         "set_printoptions": printing.set_printoptions, "get_default_dtype": get_default_dtype,
         "Tensor": Tensor, "Size": Size, "pi": _math.pi, "inf": _math.inf, "nan": _math.nan, "e": _math.e,
     })
+    for alias, d in dtypes.ALIASES.items():
+        torch_members[alias] = d
+    torch_members.update(creation.members())
     for n in ("tensor", "as_tensor", "ones", "zeros", "empty", "full", "ones_like", "zeros_like", "empty_like",
               "full_like", "arange", "linspace", "eye", "rand", "randn", "randint", "randperm", "rand_like",
               "randn_like", "allclose", "isclose", "equal"):
         if n in torch_members:
-            torch_members[n] = _checked(n, torch_members[n])
-    for alias, d in dtypes.ALIASES.items():
-        torch_members[alias] = d
-    torch_members.update(creation.members())
+            f = torch_members[n]
+            base = getattr(f, "__wrapped__", None)     # with_out(...) around the function
+            torch_members[n] = with_out(n, _checked(n, base)) if base is not None else _checked(n, f)
 
     functional = Namespace("torch.nn.functional", {n: _checked(n, f, functional=True) for n, f in ops.FUNCTIONAL.items()})
     utils = Namespace("torch.nn.utils", {

@@ -525,6 +525,16 @@ class Module:
         return self.forward
 
     def __call__(self, *args, **kwargs):
+        from .. import record
+        if record.active is None:
+            return self._call(args, kwargs)
+        call = record.enter_module(self)      # the graph groups the nodes by module call
+        try:
+            return self._call(args, kwargs)
+        finally:
+            record.exit_module(call)
+
+    def _call(self, args, kwargs):
         d = self.__dict__
         if "_forward_hooks" not in d:
             raise script_visible(AttributeError(f"'{module_name(self)}' object has no attribute '_backward_pre_hooks'"))

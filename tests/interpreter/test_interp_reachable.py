@@ -64,7 +64,10 @@ nograd = torch.no_grad()
 """
 
 #: private names scripts may read (torch's own public-by-convention attributes)
-ALLOWED_PRIVATE = ("_version", "_saved_", "_sequence_nr", "_base", "_is_view", "_grad_fn", "_backward_hooks", "_output_nr")
+ALLOWED_PRIVATE = ("_version", "_saved_", "_sequence_nr", "_base", "_is_view", "_grad_fn", "_backward_hooks", "_output_nr",
+                   # torch's own underscore names that tutorials call (nn.init's fan helper, the
+                   # scheduler base's old alias): plain functions/classes of the namespace
+                   "_calculate_fan_in_and_fan_out", "_LRScheduler")
 PROBES = ["__dict__", "__class__", "__globals__", "__code__", "__closure__", "__self__", "__func__",
           "__subclasses__", "__bases__", "__mro__", "__init__", "__getattribute__", "__reduce__",
           "_params", "_modules", "_buffers", "_sdict", "_cls", "_members", "_script_attrs", "_code",
