@@ -34,8 +34,9 @@ def _sets(names: dict) -> list:
     return out
 
 
-def run(source_or_path: str, *, timeout: float = 10.0, of: str | None = None, **names) -> "Result":
-    """Run a script given as source text or as the path of a ``.py`` file.
+def run(source_or_path, *, timeout: float = 10.0, of: str | None = None, **names) -> "Result":
+    """Run a script given as source text or as the path of a ``.py`` file (str or
+    ``pathlib.Path``; a missing file raises FileNotFoundError).
 
     ``names`` bind the names the script uses but never assigns, as ``--set`` does:
     ``x=[2.0, 3.0]`` becomes a float32 leaf with ``requires_grad=True``. ``of`` names the
@@ -46,7 +47,12 @@ def run(source_or_path: str, *, timeout: float = 10.0, of: str | None = None, **
     """
     text = source_or_path
     name = "<cell>"
-    if "\n" not in source_or_path and source_or_path.endswith(".py") and os.path.isfile(source_or_path):
+    if isinstance(source_or_path, os.PathLike):
+        source_or_path = os.fspath(source_or_path)
+        text = source_or_path
+    if "\n" not in source_or_path and source_or_path.endswith(".py"):
+        if not os.path.isfile(source_or_path):
+            raise FileNotFoundError(f"{source_or_path}: no such file")
         with open(source_or_path, "rb") as f:
             text = f.read()
         name = source_or_path

@@ -53,7 +53,8 @@ def parse(item: str) -> tuple[str, str]:
 
 
 def _chain(e) -> bool:
-    while isinstance(e, ast.Attribute):
+    """A name followed by attributes and subscripts (``model.fc.weight``, ``m[0].bias``)."""
+    while isinstance(e, (ast.Attribute, ast.Subscript)):
         e = e.value
     return isinstance(e, ast.Name)
 
@@ -91,7 +92,8 @@ def evaluate(pairs, variables: dict, modules: dict, limits) -> list:
                 except ScriptRejected as r:
                     ev.error = f"{r.error.type}: {r.error.message}"
                     break
-                res = run_program(prog, modules=modules, predefined=dict(variables), limits=limits)
+                res = run_program(prog, modules=modules, predefined={**_MODULE_NAMES(modules), **variables},
+                                  limits=limits)
                 if res.error is not None:
                     ev.error = f"{res.error.type}: {res.error.message}"
                     break
@@ -106,6 +108,16 @@ def evaluate(pairs, variables: dict, modules: dict, limits) -> list:
                 ev.error = f"TypeError: {formula} is not a tensor or a number"
     finally:
         grad_mode.enabled = previous
+    return out
+
+
+def _MODULE_NAMES(modules: dict) -> dict:
+    """``torch``, ``nn``, ``F`` and ``math`` for the formulas, as scripts usually import them
+    (the script's own names, bound after these, win)."""
+    out = {}
+    for name, key in (("torch", "torch"), ("nn", "torch.nn"), ("F", "torch.nn.functional"), ("math", "math")):
+        if key in modules:
+            out[name] = modules[key]
     return out
 
 
@@ -187,7 +199,9 @@ def _reasons(trace, leaf, target, got, want) -> list:
         return [text("expect.why.factor", factor=_num(k), where=where)]
     if got.ndim == 2 and got.shape[0] == got.shape[1] and _close(got, want.T):
         return [text("expect.why.transposed", leaf=leaf, shape=_shape(got.shape))]
-    i = np.unravel_index(int(np.nanargmax(np.abs(d))), d.shape) if d.size else ()
+    with np.errstate(invalid="ignore"):
+        ad = np.where(np.isnan(d), np.inf, np.abs(d))        # a nan on one side is the largest difference
+    i = np.unravel_index(int(np.argmax(ad)), d.shape) if d.size else ()
     return [text("expect.why.unknown", value=_num(float(np.abs(d)[i]) if d.size else 0.0),
                  index=list(map(int, i)))]
 

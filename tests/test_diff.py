@@ -270,3 +270,34 @@ def test_check_failure_names_the_factor(tmp_path, before, after, hint):
     proc = run_cli("check", s, "--no-color", "--width", "200")
     assert proc.returncode == 3
     assert hint in proc.stdout
+
+
+def test_expect_with_nan_on_either_side_is_a_verdict():
+    for formula in ('A.grad = float("nan") + 0 * A', "A.grad = A * 0"):
+        proc = run_cli("explain", EXPECT / "power_rule_correct.py", "--expect", formula, "--json")
+        assert proc.returncode == 3, proc.stderr
+        (o,) = json.loads(proc.stdout)["expectations"]
+        assert not o["ok"] and o["reasons"]
+    nan_script = ROOT / "scenarios" / "sqrt_at_zero_nan.py"
+    proc = run_cli("explain", nan_script, "--expect", "x.grad = x * 0", "--json")
+    assert proc.returncode in (1, 3) and "Traceback" not in proc.stderr
+
+
+def test_expect_formulas_see_torch_and_name_module_parameters(tmp_path):
+    s = tmp_path / "m.py"
+    s.write_text("import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\nm = nn.Sequential(nn.Linear(3, 1))\n"
+                 "x = torch.ones(2, 3)\nloss = m(x).sum()\nloss.backward()\n")
+    proc = run_cli("explain", s, "--expect", "m[0].bias.grad = torch.full((1,), 2.0)",
+                   "--expect", "m[0].weight.grad = 2 * torch.ones(1, 3)", "--json")
+    assert proc.returncode == 0, proc.stdout[-500:] + proc.stderr
+    assert [o["ok"] for o in json.loads(proc.stdout)["expectations"]] == [True, True]
+
+
+def test_notebook_api_takes_paths(tmp_path):
+    import pathlib
+    import autotrace
+
+    r = autotrace.run(pathlib.Path(ROOT / "scenarios" / "seed2_power_rule.py"))
+    assert float(r.variables["A"].grad) == 75.0
+    with pytest.raises(FileNotFoundError):
+        autotrace.run(str(tmp_path / "missing.py"))
