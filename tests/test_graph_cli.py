@@ -272,3 +272,15 @@ def test_mermaid_output(tmp_path):
     assert text.startswith("flowchart TB\n") and 'n0 -->|"[3., 3.]"| n1' in text
     r = autotrace("graph", "scenarios/seed1_mul_sum.py", "--format", "mermaid", cwd=ROOT)
     assert r.stdout.decode() == (ROOT / "tests" / "golden" / "seed1_mul_sum.mmd").read_text(encoding="utf-8")
+
+
+def test_control_characters_in_an_error_message_still_draw(tmp_path):
+    s = tmp_path / "ctl.py"
+    s.write_text('import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\n'
+                 'raise ValueError("a\\x01b\\x1bc")\n')
+    out = tmp_path / "g.svg"
+    from helpers import run_cli
+    proc = run_cli("graph", s, "-o", out)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    svg = out.read_text()
+    assert "a\\x01b\\x1bc" in svg and "&#1;" not in svg and "\x1b" not in svg

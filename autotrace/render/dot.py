@@ -86,12 +86,21 @@ def html_text(text: str) -> str:
             out.append(_HTML_SPECIAL[ch])
         elif ch == "\n":
             out.append('<BR ALIGN="LEFT"/>')
+        elif _XML_FORBIDDEN(ch):
+            out.append(ascii(ch)[1:-1].replace("\\", "&#92;"))   # shown as \x1b: XML has no &#27;
         elif ord(ch) > 126 or ord(ch) < 32:
             out.append(f"&#{ord(ch)};")
         else:
             out.append(ch)
         prev = ch
     return "".join(out)
+
+
+def _XML_FORBIDDEN(ch: str) -> bool:
+    """Characters XML 1.0 cannot carry even as a reference (C0 controls but tab, lone
+    surrogates, U+FFFE/U+FFFF): Graphviz's SVG would be invalid."""
+    o = ord(ch)
+    return (o < 32 and ch != "\t") or 0xD800 <= o <= 0xDFFF or o in (0xFFFE, 0xFFFF)
 
 
 def attr_text(text: str) -> str:
@@ -108,6 +117,8 @@ def attr_text(text: str) -> str:
             out.append(f"&#{ord(ch)};")
         elif ch == "\n":
             out.append("\\n")
+        elif _XML_FORBIDDEN(ch):
+            out.append(ascii(ch)[1:-1].replace("\\", "\\\\\\\\"))
         elif ord(ch) > 126 or ord(ch) < 32:
             out.append(f"&#{ord(ch)};")
         else:
