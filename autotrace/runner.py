@@ -190,7 +190,7 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
                 # the variables as the script left them: explain's own pass changes no .grad
                 # the script could have seen
                 as_left = _records(variables)
-                params_left = _parameters(variables)
+                params_left = parameters_of(variables)
                 failed = _implicit_backward(variables, implicit_root, rec)
                 error = error or failed
     finally:
@@ -205,7 +205,7 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
     if isinstance(printing.options.precision, int):
         printing.options.precision = min(printing.options.precision, MAX_VIEW_PRECISION)
     out_vars = as_left if as_left is not None else _records(variables)
-    params = params_left if params_left is not None else _parameters(variables)
+    params = params_left if params_left is not None else parameters_of(variables)
     expectations = []
     if options.expect:
         # after the record is taken: a formula's side effects cannot change what the run showed
@@ -354,11 +354,6 @@ def _records(variables) -> dict:
             out[name] = v
             seen[id(value)] = (value, v)
     return out
-
-
-def _parameters(variables) -> dict:
-    """The parameters of the modules the script binds, as ``model.0.weight`` → record."""
-    return parameters_of(variables)
 
 
 def _last_scalar_root(variables):
