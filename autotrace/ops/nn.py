@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import diagnostics, dtypes
 from ..tensor import Tensor, wrap_dim
-from . import kernels
+from . import cpu, kernels
 from . import FUNCTIONAL, RESULT, check_inplace, commit_inplace, export, make, op
 from .unary import relu, sigmoid, tanh, zeros_like_grad
 
@@ -154,6 +154,10 @@ def gelu(input, approximate="none"):
         out = 0.5 * x * (1 + np.tanh(x.dtype.type(_SQRT2_PI) * (x + x.dtype.type(0.044715) * x * x * x)))
     else:
         out = x * 0.5 * (1 + np_erf(x * x.dtype.type(_SQRT1_2)))
+        if cpu.capability() != cpu.AVX512:
+            # measured on torch 2.13: below AVX-512 (AVX2, DEFAULT) where erf saturates at -1
+            # the result is +0, as 0.5x + 0.5x·erf gives, not the -0 of 0.5x·(1 + erf)
+            out = out + x.dtype.type(0)
     return make(GELU, np.asarray(out, dtype=x.dtype), (input,), save={"self": input},
                 attrs={"approximate": approximate})
 
