@@ -79,6 +79,15 @@ def main(argv=None):
             return fn(theirs(a), theirs(b), torch).detach().numpy(), fn(ours(a), ours(b), at)._data
         return case
 
+    def bwd2(fn, make=normal):
+        def case(n):
+            a, b = make(n), make(n)
+            ta, oa = theirs(a, True), ours(a, True)
+            fn(ta, theirs(b), torch).backward()
+            fn(oa, ours(b), at).backward()
+            return ta.grad.numpy(), oa.grad._data
+        return case
+
     def rows(fn):
         def case(n):
             a = normal((max(1, 4096 // max(n, 1)), n))
@@ -128,6 +137,7 @@ def main(argv=None):
         ("((a-b)**2).mean()", "cascade", two(lambda x, y, L: ((x - y) ** 2).mean())),
         ("mse_loss", "cascade", two(lambda x, y, L: L.nn.functional.mse_loss(x, y))),
         ("mse_loss(sum)", "cascade", two(lambda x, y, L: L.nn.functional.mse_loss(x, y, reduction="sum"))),
+        ("mse_loss backward", "formula", bwd2(lambda x, y, L: L.nn.functional.mse_loss(x, y))),
         ("cumsum", "float64 scan", fwd(lambda x, L: x.cumsum(0))),
         ("cumsum(dim=0) of (n, 3)", "float64 scan", shaped(lambda x, L: x.cumsum(0), lambda n: (n, 3))),
         ("cumprod", "float64 scan", fwd(lambda x, L: x.cumprod(0), near1)),

@@ -282,3 +282,90 @@ def test_pure_fallback_stays_within_one_ulp():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert int(proc.stdout) <= 1
+
+
+# -- accumulations: sums, scans, variance, norms, losses (through autotrace's torch) -------------
+
+
+def _at():
+    from autotrace.torch_api import modules
+    return modules()["torch"]
+
+
+def _ours(a):
+    from autotrace.tensor import Tensor
+    return Tensor._make(np.array(a, copy=True))
+
+
+def _shape_and_dims(draw_shape, ndims_reduced, seed):
+    rng = np.random.default_rng(seed)
+    shape = tuple(draw_shape)
+    dims = tuple(sorted(rng.choice(len(shape), size=min(ndims_reduced, len(shape)), replace=False).tolist()))
+    x = (rng.standard_normal(shape) * 3 + rng.standard_normal() * 4).astype(F32)
+    return x, dims
+
+
+SHAPES = st.lists(st.sampled_from([1, 2, 3, 5, 7, 8, 9, 16, 17, 31, 33, 64, 100]), min_size=1, max_size=4)
+
+
+@SETTINGS
+@given(st.integers(1, 5000), st.integers(0, 10 ** 6), st.sampled_from(["sum", "prod"]))
+def test_cumsum_cumprod_accumulate_in_double(n, seed, kind):
+    rng = np.random.default_rng(seed)
+    x = (1 + rng.standard_normal(n) * 0.05).astype(F32) if kind == "prod" else (rng.standard_normal(n) * 3).astype(F32)
+    at = _at()
+    for shape, dim in (((n,), 0), ((1, n), 1), ((n, 1), 0)):
+        ours = getattr(at, "cum" + kind)(_ours(x.reshape(shape)), dim)._data
+        assert_bits(ours, getattr(torch, "cum" + kind)(T(x).reshape(shape), dim).numpy())
+    if n % 6 == 0:
+        for dim in (0, 1, 2):
+            y = x.reshape(2, 3, -1)
+            assert_bits(getattr(at, "cum" + kind)(_ours(y), dim)._data, getattr(torch, "cum" + kind)(T(y), dim).numpy())
+
+
+def test_cumsum_prints_torchs_digits_over_1000_elements():
+    x = (np.random.default_rng(3).standard_normal(1000) * 0.1 + 0.03).astype(F32)
+    ours = _at().cumsum(_ours(x), 0)._data
+    theirs = torch.cumsum(T(x), 0).numpy()
+    assert_bits(ours, theirs)
+    assert not np.array_equal(np.cumsum(x), theirs)        # float32 running sums part from torch
+
+
+@SETTINGS
+@given(SHAPES, st.integers(1, 3), st.integers(0, 10 ** 6), st.sampled_from([0, 1, 2]), st.booleans())
+def test_var_std_full_and_over_dims(shape, k, seed, correction, keepdim):
+    x, dims = _shape_and_dims(shape, k, seed)
+    at = _at()
+    with np.errstate(all="ignore"), __import__("warnings").catch_warnings():
+        __import__("warnings").simplefilter("ignore")
+        for name in ("var", "std"):
+            assert_bits(getattr(at, name)(_ours(x), correction=correction)._data,
+                        getattr(torch, name)(T(x), correction=correction).numpy())
+            assert_bits(getattr(at, name)(_ours(x), dims, correction=correction, keepdim=keepdim)._data,
+                        getattr(torch, name)(T(x), dims, correction=correction, keepdim=keepdim).numpy())
+
+
+def test_var_std_large_full_reduction_splits_over_threads():
+    x = (np.random.default_rng(5).standard_normal(70001) * 2 + 1).astype(F32)
+    at = _at()
+    assert_bits(at.var(_ours(x))._data, torch.var(T(x)).numpy())
+    assert_bits(at.std(_ours(x[:70000].reshape(7, -1)))._data, torch.std(T(x[:70000]).reshape(7, -1)).numpy())
+    y = x[:70000].reshape(10, 7000)
+    assert_bits(at.std(_ours(y), 1)._data, torch.std(T(y), 1).numpy())
+    assert_bits(at.var(_ours(y.T.copy()), 0)._data, torch.var(T(y.T.copy()), 0).numpy())
+
+
+@SETTINGS
+@given(st.integers(1, 5000), st.integers(0, 10 ** 6), st.sampled_from(["mean", "sum"]))
+def test_mse_loss_value_and_grad(n, seed, reduction):
+    rng = np.random.default_rng(seed)
+    a, b = (rng.standard_normal((2, n)) * 3).astype(F32)
+    from autotrace.torch_api import modules
+    F = modules()["torch.nn.functional"]
+    oa = _ours(a).requires_grad_(True)
+    ta = T(a).requires_grad_(True)
+    lo, lt = F.mse_loss(oa, _ours(b), reduction=reduction), torch.nn.functional.mse_loss(ta, T(b), reduction=reduction)
+    assert_bits(lo._data, lt.detach().numpy())
+    lo.backward()
+    lt.backward()
+    assert_bits(oa.grad._data, ta.grad.numpy())

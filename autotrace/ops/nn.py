@@ -17,6 +17,8 @@ from ..tensor import Tensor, wrap_dim
 from . import kernels
 from . import FUNCTIONAL, RESULT, check_inplace, commit_inplace, export, make, op
 from .unary import relu, sigmoid, tanh, zeros_like_grad
+from .reduce import _mean
+from .summation import torch_sum
 
 FUNCTIONAL["relu"] = relu
 FUNCTIONAL["sigmoid"] = sigmoid
@@ -464,10 +466,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     local={"self": "2·(self − target)/n", "target": "−2·(self − target)/n"})
 def MSE_LOSS(ctx, g):
     x, t = ctx.self, ctx.target
-    d = (x - t) * 2
-    if ctx.reduction == "mean":
-        d = d / ctx.n
-    gi = d * g
+    # ATen's mse_backward kernel: (float(norm) * (self - target)) * grad, norm = 2 or 2/N
+    gi = ((x - t) * (2.0 / ctx.n if ctx.reduction == "mean" else 2.0)) * g
     return (gi if ctx.needs(0) else None, -gi if ctx.needs(1) else None)
 
 
@@ -490,8 +490,11 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
             f'"mse_cpu" not implemented for \'{_word(dtypes.result_type([input, target]))}\'')
     x = input._data
     t = target._data.astype(x.dtype, copy=False)
-    sq = (x - t) ** 2
-    out = sq if reduction == "none" else np.sum(sq, dtype=x.dtype) if reduction == "sum" else np.mean(sq, dtype=x.dtype)
+    d = x - t
+    sq = d * d                               # ATen's mse kernel: diff * diff
+    if reduction != "none":                  # then its sum / mean (sum divided by numel)
+        sq = torch_sum(sq) if reduction == "sum" else _mean(sq, None, False, sq.size)
+    out = sq
     return make(MSE_LOSS, np.asarray(out, dtype=x.dtype), (input, target),
                 save={"self": input, "target": target},
                 attrs={"reduction": reduction, "n": x.size})

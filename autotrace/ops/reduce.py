@@ -14,6 +14,7 @@ import numpy as np
 from .. import diagnostics, dtypes
 from ..tensor import Tensor, wrap_dim
 from . import RESULT, export, make, make_multi, op
+from .accumulate import cumulative, var_all, var_dims
 from .summation import torch_sum
 
 
@@ -452,7 +453,7 @@ def cumprod(input, dim, *, dtype=None):
     dt = _acc_dtype(input, dtype)
     x = input._data
     d = wrap_dim(dim, x.ndim)
-    out = np.cumprod(x, axis=d, dtype=dt.np) if x.ndim else x.astype(dt.np)
+    out = _scan(x, d, dt, "prod")
     return make(CUMPROD, np.asarray(out), (input,), save={"self": input, "result": RESULT},
                 attrs={"dim": d}, dtype=dt)
 
@@ -472,8 +473,18 @@ def cumsum(input, dim, *, dtype=None):
     dt = _acc_dtype(input, dtype)
     x = input._data
     d = wrap_dim(dim, x.ndim)
-    out = np.cumsum(x, axis=d, dtype=dt.np) if x.ndim else x.astype(dt.np)
+    out = _scan(x, d, dt, "sum")
     return make(CUMSUM, np.asarray(out), (input,), attrs={"dim": d}, dtype=dt)
+
+
+def _scan(x, d, dt, kind):
+    """The running sum/product: floats accumulated in double as ATen does (see
+    :func:`.accumulate.cumulative`), integers exactly by numpy."""
+    if not x.ndim:
+        return x.astype(dt.np)
+    if dt.np in (np.float32, np.float64):
+        return cumulative(x.astype(dt.np, copy=False), d, kind)
+    return (np.cumsum if kind == "sum" else np.cumprod)(x, axis=d, dtype=dt.np)
 
 
 def _var_parts(x, dims, correction):
@@ -518,12 +529,20 @@ def _var_impl(input, dim, unbiased, keepdim, correction, kind):
     x = input._data
     dims = _dims(dim, x.ndim)
     n, denom = _var_parts(x, dims, correction)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        m = np.mean(x, axis=dims, keepdims=True, dtype=x.dtype) if x.ndim else x
-        ss = np.sum((x - m) ** 2, axis=dims, keepdims=keepdim, dtype=x.dtype)
-        out = ss / x.dtype.type(denom) if denom else ss / x.dtype.type(0)
-        if kind == "std":
-            out = np.sqrt(out)
+    outputs = 1 if dims is None else int(np.prod([n_ for d, n_ in enumerate(x.shape) if d not in dims], dtype=np.int64))
+    if x.size and x.dtype in (np.float32, np.float64) and outputs == 1:
+        out = var_all(x, correction, kind == "std")
+        if keepdim:
+            out = out.reshape([1] * x.ndim)
+    elif x.size and x.dtype in (np.float32, np.float64):
+        out = var_dims(x, dims, keepdim, correction, kind == "std")
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            m = np.mean(x, axis=dims, keepdims=True, dtype=x.dtype) if x.ndim else x
+            ss = np.sum((x - m) ** 2, axis=dims, keepdims=keepdim, dtype=x.dtype)
+            out = ss / x.dtype.type(denom) if denom else ss / x.dtype.type(0)
+            if kind == "std":
+                out = np.sqrt(out)
     if denom <= 0:
         diagnostics.warn(f"{kind}(): degrees of freedom is <= 0. Correction should be strictly less than the "
                          "reduction factor (input numel divided by output numel).")
