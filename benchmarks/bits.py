@@ -68,8 +68,13 @@ def main(argv=None):
         def case(n):
             a, g = make(n), normal(n, 1.0)
             ta, oa = theirs(a, True), ours(a, True)
-            fn(ta, torch).backward(theirs(g))
-            fn(oa, at).backward(ours(g))
+            tr, orr = fn(ta, torch), fn(oa, at)
+            if tr.shape != ta.shape:          # a reduction: its own gradient of ones
+                tr.sum().backward()
+                orr.sum().backward()
+            else:
+                tr.backward(theirs(g))
+                orr.backward(ours(g))
             return ta.grad.numpy(), oa.grad._data
         return case
 
@@ -148,6 +153,9 @@ def main(argv=None):
         ("norm", "vectorized", fwd(lambda x, L: x.norm())),
         ("norm(p=1)", "sequential", fwd(lambda x, L: x.norm(p=1))),
         ("norm(p=3)", "sequential", fwd(lambda x, L: x.norm(p=3))),
+        ("norm backward", "formula", bwd(lambda x, L: x.norm() * 1.7)),
+        ("norm(p=3) backward", "formula", bwd(lambda x, L: x.norm(p=3) * 1.7)),
+        ("norm(dim=1) backward", "formula", bwd(lambda x, L: x.reshape(1, -1).norm(p=1.5, dim=1) * 1.7)),
         ("norm(dim=1)", "vectorized", shaped(lambda x, L: x.norm(dim=1), lambda n: (4, n))),
         ("norm(dim=0)", "sequential", shaped(lambda x, L: x.norm(dim=0), lambda n: (n, 6))),
         ("exp", "MKL", fwd(lambda x, L: x.exp())),

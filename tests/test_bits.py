@@ -369,3 +369,45 @@ def test_mse_loss_value_and_grad(n, seed, reduction):
     lo.backward()
     lt.backward()
     assert_bits(oa.grad._data, ta.grad.numpy())
+
+
+@SETTINGS
+@given(SHAPES, st.integers(2, 4), st.integers(0, 10 ** 6), st.booleans())
+def test_sum_mean_over_several_dims(shape, k, seed, keepdim):
+    x, dims = _shape_and_dims(shape, k, seed)
+    at = _at()
+    assert_bits(at.sum(_ours(x), dims, keepdim=keepdim)._data, torch.sum(T(x), dims, keepdim=keepdim).numpy())
+    assert_bits(at.mean(_ours(x), dims, keepdim=keepdim)._data, torch.mean(T(x), dims, keepdim=keepdim).numpy())
+
+
+@pytest.mark.parametrize("shape,dims", [((300, 40, 50), (0, 2)), ((50, 40, 300), (0, 1)), ((40000, 2, 3), (1, 2)),
+                                        ((3, 2, 40000), (0, 1)), ((10, 5000, 3), (0, 2)), ((64, 3, 200), (0, 2))])
+def test_sum_over_several_dims_of_large_tensors(shape, dims):
+    # above 32768 elements torch splits the output columns over its threads
+    x = (np.random.default_rng(len(shape) + shape[0]).standard_normal(shape) * 3).astype(F32)
+    assert_bits(_at().sum(_ours(x), dims)._data, torch.sum(T(x), dims).numpy())
+
+
+@SETTINGS
+@given(SHAPES, st.integers(1, 3), st.integers(0, 10 ** 6),
+       st.sampled_from([2.0, 1.0, 3.0, 0.5, 1.5, float("inf"), float("-inf"), 0.0]), st.booleans(), st.booleans())
+def test_vector_norm_values_and_grads(shape, k, seed, p, over_all, keepdim):
+    x, dims = _shape_and_dims(shape, k, seed)
+    dims = None if over_all else dims
+    at = _at()
+    ox, tx = _ours(x).requires_grad_(True), T(x).requires_grad_(True)
+    ours, theirs = at.norm(ox, p=p, dim=dims, keepdim=keepdim), torch.norm(tx, p=p, dim=dims, keepdim=keepdim)
+    assert_bits(ours._data, theirs.detach().numpy())
+    if p != 0:
+        (ours * 1.7).sum().backward()
+        (theirs * 1.7).sum().backward()
+        assert_bits(ox.grad._data, tx.grad.numpy())
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 15, 16, 17, 4099, 40000])
+def test_two_norm_tail_is_compiled_as_torch_compiled_it(n):
+    # the scalar remainder after the vectors: groups of four rounded squares, then fmas
+    rng = np.random.default_rng(n)
+    for _ in range(50 if n < 100 else 2):
+        x = (rng.standard_normal(n) * 3).astype(F32)
+        assert_bits(_at().norm(_ours(x))._data, torch.norm(T(x)).numpy())

@@ -151,9 +151,9 @@ def pow_scalar(x, exponent):
 _LIBM = {}
 
 
-def _libm(name):
-    """The C library's float function ``name`` (``expf``, ``log1pf``) through ctypes, or
-    None where there is no libm to load."""
+def _libm(name, nargs=1):
+    """The C library's float function ``name`` (``expf``, ``log1pf``, ``powf``) of ``nargs``
+    float arguments through ctypes, or None where there is no libm to load."""
     if name not in _LIBM:
         fn = None
         try:
@@ -161,7 +161,7 @@ def _libm(name):
             import ctypes.util
             lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
             fn = getattr(lib, name)
-            fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+            fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float] * nargs
         except (OSError, AttributeError):
             fn = None
         _LIBM[name] = fn

@@ -14,7 +14,7 @@ import numpy as np
 from .. import diagnostics, dtypes
 from ..tensor import Tensor, wrap_dim
 from . import RESULT, export, make, make_multi, op
-from .accumulate import cumulative, var_all, var_dims
+from .accumulate import cumulative, var_all, var_dims, vector_norm
 from .summation import torch_sum
 
 
@@ -328,14 +328,27 @@ def NORM(ctx, g):
     if dims is not None:
         r = expand_back(r, x.shape, dims, keepdim)
         g = expand_back(g, x.shape, dims, keepdim)
+    from .unary import where, zeros_like_grad
+    # torch's norm_backward (FunctionsManual.cpp), operation for operation
+    if p == 0:
+        return (zeros_like_grad(x),)
+    if p == 1:
+        return (x.sign() * g,)
     if p == 2:
         scale = x / r
-    elif p == 1:
-        return (g * x.sign(),)
-    else:
-        scale = x * x.abs().pow(p - 2) / r.pow(p - 1)
-    from .unary import where, zeros_like_grad
-    return (g * where(r == 0, zeros_like_grad(scale), scale),)
+        return (g * where(r == 0, zeros_like_grad(scale), scale),)
+    if p in (float("inf"), float("-inf")):
+        ax = x.abs()
+        mask = ((ax == r) | ax.isnan()).to(x.dtype)
+        count = mask.sum(dims, keepdim=True) if dims is not None else mask.sum().reshape((1,) * x.ndim)
+        return (x.sign() * ((g / count) * mask),)
+    if p < 1:
+        powed = x.abs().pow(p - 1)
+        scaled = x.sign() * where(x == 0, zeros_like_grad(powed), powed)
+        return (scaled * g * r.pow(1 - p),)
+    scaled = x.sign() * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+    sv = g / r.pow(p - 1)
+    return (scaled * where(r == 0, zeros_like_grad(sv), sv),)
 
 
 @export(torch=("norm",), tensor=("norm",))
@@ -348,7 +361,10 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
                            f"Got {_type_name(input._dtype)}")
     x = input._data
     dims = _dims(dim, x.ndim) if dim is not None else None
-    if p == float("inf"):
+    exact = vector_norm(x, float(p), dims, keepdim)
+    if exact is not None:
+        out = exact
+    elif p == float("inf"):
         out = np.max(np.abs(x), axis=dims, keepdims=keepdim)
     elif p == 2:
         out = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
@@ -532,8 +548,9 @@ def _var_impl(input, dim, unbiased, keepdim, correction, kind):
     outputs = 1 if dims is None else int(np.prod([n_ for d, n_ in enumerate(x.shape) if d not in dims], dtype=np.int64))
     if x.size and x.dtype in (np.float32, np.float64) and outputs == 1:
         out = var_all(x, correction, kind == "std")
-        if keepdim:
-            out = out.reshape([1] * x.ndim)
+        red = range(x.ndim) if dims is None else dims
+        out = out.reshape([1 if d in red else n_ for d, n_ in enumerate(x.shape)] if keepdim
+                          else [n_ for d, n_ in enumerate(x.shape) if d not in red])
     elif x.size and x.dtype in (np.float32, np.float64):
         out = var_dims(x, dims, keepdim, correction, kind == "std")
     else:
