@@ -132,6 +132,10 @@ def main(argv=None):
         ("tanh backward", "fused", bwd(lambda x, L: x.tanh())),
         ("softmax(dim=-1)", "SLEEF", rows(lambda x, L: x.softmax(-1))),
         ("log_softmax(dim=-1)", "SLEEF", rows(lambda x, L: x.log_softmax(-1))),
+        ("softmax backward", "SLEEF", bwd(lambda x, L: x.reshape(-1, 7 if x.numel() % 7 == 0 else 1).softmax(-1).reshape(-1)
+                                            if x.numel() > 1 else x.softmax(-1))),
+        ("log_softmax backward", "SLEEF", bwd(lambda x, L: x.reshape(2, -1).log_softmax(-1).reshape(-1)
+                                              if x.numel() % 2 == 0 else x.log_softmax(-1))),
         ("sum", "cascade", fwd(lambda x, L: x.sum())),
         ("mean", "cascade", fwd(lambda x, L: x.mean())),
         ("sum(dim=0)", "cascade", shaped(lambda x, L: x.sum(0), lambda n: (n, 5))),

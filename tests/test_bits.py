@@ -411,3 +411,35 @@ def test_two_norm_tail_is_compiled_as_torch_compiled_it(n):
     for _ in range(50 if n < 100 else 2):
         x = (rng.standard_normal(n) * 3).astype(F32)
         assert_bits(_at().norm(_ours(x))._data, torch.norm(T(x)).numpy())
+
+
+@SETTINGS
+@given(st.integers(2, 12), st.integers(1, 70), st.integers(0, 10 ** 6))
+def test_softmax_and_log_softmax_backward_last_dim(rows, n, seed):
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal((rows, n)) * 3).astype(F32)
+    g = rng.standard_normal((rows, n)).astype(F32)
+    for name in ("softmax", "log_softmax"):
+        tx = T(x).requires_grad_()
+        y = getattr(torch, name)(tx, -1)
+        y.backward(T(g))
+        fn = getattr(kernels, name + "_backward")
+        assert_bits(fn(g, y.detach().numpy(), -1), tx.grad.numpy())
+
+
+@SETTINGS
+@given(st.sampled_from([1, 3, 16, 17, 33, 100, 257, 1000, 5000]), st.integers(2, 12), st.integers(0, 10 ** 6),
+       st.sampled_from(["mean", "sum"]), st.booleans(), st.booleans())
+def test_cross_entropy_sums_the_targets_in_nll_loss_cascade(n, c, seed, reduction, weighted, ignoring):
+    from autotrace.torch_api import modules
+    F = modules()["torch.nn.functional"]
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal((n, c)) * 2).astype(F32)
+    t = rng.integers(0, c, n)
+    if ignoring:
+        t[rng.random(n) < 0.2] = -100
+    w = rng.uniform(0.2, 2, c).astype(F32) if weighted else None
+    theirs = torch.nn.functional.cross_entropy(T(x), torch.from_numpy(t), reduction=reduction,
+                                               weight=None if w is None else T(w))
+    ours = F.cross_entropy(_ours(x), _ours(t), reduction=reduction, weight=None if w is None else _ours(w))
+    assert_bits(ours._data, theirs.numpy())

@@ -113,7 +113,7 @@ def _powf(x, y) -> np.ndarray:
     fn = _libm("powf", 2)
     x = np.asarray(x, F32)
     yv = float(F32(y))
-    if fn is None or x.size > 200_000:
+    if fn is None or x.size > 50_000:
         with np.errstate(all="ignore"):
             return np.power(x.astype(F64), yv).astype(F32)
     return np.array([fn(float(v), yv) for v in x.reshape(-1)], F32).reshape(x.shape)
@@ -128,14 +128,13 @@ def _lastdim_two(rows: np.ndarray) -> np.ndarray:
     then ``sqrt`` in float32."""
     from . import cpu
     from .fma import fma32
-    from .summation import _seq
     w = cpu.FLOAT_LANES
     o, n = rows.shape
     full = n - n % w
     with np.errstate(all="ignore"):
         if full:
             sq = rows[:, :full] * rows[:, :full]
-            lanes = _seq(np.ascontiguousarray(np.moveaxis(sq.reshape(o, full // w, w), 1, 0)))
+            lanes = _seq_rows(np.moveaxis(sq.reshape(o, full // w, w), 1, 0))
         else:
             lanes = np.zeros((o, w), F32)
         b = lanes[:, 0].copy()
@@ -149,21 +148,25 @@ def _lastdim_two(rows: np.ndarray) -> np.ndarray:
         return np.sqrt(b.astype(F32))
 
 
+def _seq_rows(a2: np.ndarray) -> np.ndarray:
+    """Left-to-right float sums down axis 0 of ``a2`` (R, O), starting from +0: numpy's
+    ``add.accumulate`` adds strictly in order."""
+    return np.add.accumulate(a2, axis=0)[-1] + a2.dtype.type(0)
+
+
 def _sequential(rows: np.ndarray, f, single: bool) -> np.ndarray:
     """``binary_kernel_reduce``: per row ``acc = acc + f(x)`` left to right from 0; one
     output over 32768+ elements is split into the threads' chunks, combined in order."""
-    from .summation import _seq
     o, n = rows.shape
     with np.errstate(all="ignore"):
         if single and n >= GRAIN_SIZE and NUM_THREADS > 1:
             nt = min(NUM_THREADS, -(-n // GRAIN_SIZE))
             chunk = -(-n // nt)
-            parts = [_seq(f(rows[0, b:b + chunk])[:, None])[0] for b in range(0, n, chunk)]
             total = F32(0)
-            for part in parts:
-                total = F32(total + part)
+            for b in range(0, n, chunk):
+                total = F32(total + _seq_rows(f(rows[0, b:b + chunk])[:, None])[0])
             return np.array([total], F32)
-        return _seq(np.ascontiguousarray(f(rows).T))
+        return _seq_rows(np.ascontiguousarray(f(rows).T))
 
 
 def vector_norm(x: np.ndarray, p: float, dims, keepdim: bool):

@@ -308,6 +308,36 @@ def log_softmax(x, dim: int) -> np.ndarray | None:
     return np.moveaxis(out.reshape(moved.shape), -1, dim)
 
 
+def softmax_backward(g, r, dim: int) -> np.ndarray | None:
+    """SoftmaxBackward0 over the last dimension of float32 tensors, as ATen's
+    ``_vec_host_softmax_backward_lastdim``: ``s = map2_reduce_all(+, g·r)`` (lane sums of
+    rounded products), then ``(g - s)·r``. None for other dims and dtypes. (A tensor of
+    a single row can differ from torch in the last bit on a few percent of rows.)"""
+    if g.dtype != F32 or r.dtype != F32 or r.size == 0 or r.ndim == 0 or dim % r.ndim != r.ndim - 1:
+        return None
+    moved, rows_g = _rows_last(np.broadcast_to(g, r.shape), dim)
+    _, rows_r = _rows_last(r, dim)
+    with np.errstate(all="ignore"):
+        s = reduce_rows((rows_g * rows_r).astype(F32), np.add)
+        out = ((rows_g - s[:, None]) * rows_r).astype(F32)
+    return np.moveaxis(out.reshape(moved.shape), -1, dim)
+
+
+def log_softmax_backward(g, r, dim: int) -> np.ndarray | None:
+    """LogSoftmaxBackward0 over the last dimension of float32 tensors, as ATen's
+    ``_vec_log_softmax_backward``: ``s = reduce_all(+, g)``, then ``g - SLEEF exp(r)·s``
+    as one fused negative multiply-add (GCC contracts it). None for other dims and dtypes."""
+    if g.dtype != F32 or r.dtype != F32 or r.size == 0 or r.ndim == 0 or dim % r.ndim != r.ndim - 1:
+        return None
+    moved, rows_g = _rows_last(np.broadcast_to(g, r.shape), dim)
+    _, rows_r = _rows_last(r, dim)
+    with np.errstate(all="ignore"):
+        s = reduce_rows(rows_g, np.add)
+        e = sleef.expf(rows_r)
+        out = fma32(-e, np.broadcast_to(s[:, None], e.shape), rows_g)
+    return np.moveaxis(out.reshape(moved.shape), -1, dim)
+
+
 # -- MKL's vector math, else float64 rounded ------------------------------------------------------
 
 

@@ -230,6 +230,10 @@ def SOFTMAX(ctx, g):
     dim = ctx.dim
     if r.ndim == 0:
         return (g * 0,)
+    from .. import grad_mode
+    exact = None if grad_mode.enabled else kernels.softmax_backward(g._data, r._data, dim)
+    if exact is not None:
+        return (Tensor._make(exact),)
     return (r * (g - (g * r).sum(dim, keepdim=True)),)
 
 
@@ -261,6 +265,10 @@ def LOG_SOFTMAX(ctx, g):
     r = ctx.result
     if r.ndim == 0:
         return (g * 0,)
+    from .. import grad_mode
+    exact = None if grad_mode.enabled else kernels.log_softmax_backward(g._data, r._data, ctx.dim)
+    if exact is not None:
+        return (Tensor._make(exact),)
     return (g - r.exp() * g.sum(ctx.dim, keepdim=True),)
 
 
@@ -312,6 +320,44 @@ def _at_targets(g, coef):
     return where(_const(coef != 0), prod, zeros_like_grad(prod))
 
 
+def _nll_cascade(data, valid, wt):
+    """The loss and weight sums of ATen's ``nll_loss_out_frame`` (and the 2-d kernel):
+    over the targets in order, ``loss[0] -= data·w`` (``-= data`` without weights) into
+    eight partial sums; after each non-ignored index ``b``, level ``j`` is added into
+    level ``j+1`` and cleared while ``b`` is a multiple of ``2^(p·(j+1))`` (``p =
+    max(4, ceil(log2 N) / 8)``); the results are the levels added from 0 in order. The
+    weight total without weights is the count of non-ignored targets."""
+    dt = data.dtype.type
+    n = data.size
+    lp = max(4, (max(n - 1, 0)).bit_length() // 8)
+    mask = (1 << lp) - 1
+    loss, wsum = [dt(0)] * 8, [dt(0)] * 8
+    with np.errstate(all="ignore"):
+        for b in range(n):
+            if not valid[b]:
+                continue
+            if wt is None:
+                loss[0] = dt(loss[0] - data[b])
+            else:
+                loss[0] = dt(loss[0] - dt(data[b] * wt[b]))
+                wsum[0] = dt(wsum[0] + wt[b])
+            for j in range(7):
+                if b & (mask << (j * lp)):
+                    break
+                loss[j + 1] = dt(loss[j + 1] + loss[j])
+                wsum[j + 1] = dt(wsum[j + 1] + wsum[j])
+                loss[j] = wsum[j] = dt(0)
+        total = dt(0)
+        for v in loss:
+            total = dt(total + v)
+        if wt is None:
+            return total, dt(int(np.count_nonzero(valid)))
+        tw = dt(0)
+        for v in wsum:
+            tw = dt(tw + v)
+    return total, tw
+
+
 def _nll_coef(x, t, w, ignore_index, reduction):
     """(loss array, coefficient array dloss/dx for a unit upstream grad) for class-index
     targets: ``x`` is (C,), (N, C) or (N, C, d...); ``t`` matches without the class dim."""
@@ -333,10 +379,10 @@ def _nll_coef(x, t, w, ignore_index, reduction):
     coef = -onehot * np.expand_dims(wt, 1 if x.ndim >= 2 else 0) if x.ndim >= 2 else -onehot * wt
     if reduction == "none":
         return losses.astype(x.dtype), coef.astype(x.dtype)
-    total = np.sum(losses, dtype=x.dtype)
+    total, tw = _nll_cascade(np.ravel(picked).astype(x.dtype), np.ravel(valid),
+                             None if w is None else np.ravel(wt).astype(x.dtype))
     if reduction == "sum":
         return np.asarray(total, dtype=x.dtype), coef.astype(x.dtype)
-    tw = np.sum(wt, dtype=x.dtype)
     with np.errstate(divide="ignore", invalid="ignore"):
         return (np.asarray(total / tw, dtype=x.dtype), (coef / tw).astype(x.dtype))
 
