@@ -443,3 +443,37 @@ def test_cross_entropy_sums_the_targets_in_nll_loss_cascade(n, c, seed, reductio
                                                weight=None if w is None else T(w))
     ours = F.cross_entropy(_ours(x), _ours(t), reduction=reduction, weight=None if w is None else _ours(w))
     assert_bits(ours._data, theirs.numpy())
+
+
+def _nll_reference(data, valid, wt):
+    """ATen's nll_loss_out_frame loop, element by element."""
+    n = data.size
+    lp = max(4, (max(n - 1, 0)).bit_length() // 8)
+    mask = (1 << lp) - 1
+    loss, wsum = [F32(0)] * 8, [F32(0)] * 8
+    for b in range(n):
+        if not valid[b]:
+            continue
+        loss[0] = F32(loss[0] - (data[b] if wt is None else F32(data[b] * wt[b])))
+        wsum[0] = F32(wsum[0] + (F32(1) if wt is None else wt[b]))
+        for j in range(7):
+            if b & (mask << (j * lp)):
+                break
+            loss[j + 1], wsum[j + 1] = F32(loss[j + 1] + loss[j]), F32(wsum[j + 1] + wsum[j])
+            loss[j] = wsum[j] = F32(0)
+    total = F32(0)
+    for v in loss:
+        total = F32(total + v)
+    return total
+
+
+@SETTINGS
+@given(st.integers(1, 3000), st.integers(0, 10 ** 6), st.floats(0, 0.5), st.booleans())
+def test_nll_cascade_matches_atens_loop(n, seed, p_ignore, weighted):
+    from autotrace.ops.nn import _nll_cascade
+    rng = np.random.default_rng(seed)
+    data = rng.standard_normal(n).astype(F32)
+    valid = rng.random(n) >= p_ignore
+    valid[rng.integers(0, n)] = bool(rng.integers(0, 2))
+    wt = rng.uniform(0.1, 2, n).astype(F32) if weighted else None
+    assert bits(_nll_cascade(data, valid, wt)[0]) == bits(_nll_reference(data, valid, wt))

@@ -326,27 +326,50 @@ def _nll_cascade(data, valid, wt):
     eight partial sums; after each non-ignored index ``b``, level ``j`` is added into
     level ``j+1`` and cleared while ``b`` is a multiple of ``2^(p·(j+1))`` (``p =
     max(4, ceil(log2 N) / 8)``); the results are the levels added from 0 in order. The
-    weight total without weights is the count of non-ignored targets."""
+    weight total without weights is the count of non-ignored targets. Level 0 runs as a
+    sequential numpy accumulation between the flush points (an ignored target adds an
+    exact +0 there instead of being skipped)."""
     dt = data.dtype.type
     n = data.size
     lp = max(4, (max(n - 1, 0)).bit_length() // 8)
     mask = (1 << lp) - 1
-    loss, wsum = [dt(0)] * 8, [dt(0)] * 8
     with np.errstate(all="ignore"):
-        for b in range(n):
-            if not valid[b]:
-                continue
-            if wt is None:
-                loss[0] = dt(loss[0] - data[b])
+        neg = -(data if wt is None else (data * wt).astype(data.dtype))
+        neg = np.where(valid, neg, dt(0)).astype(data.dtype)
+        wv = None if wt is None else np.where(valid, wt, dt(0)).astype(data.dtype)
+
+        def run(v, lo, hi):
+            return np.add.accumulate(np.concatenate([[dt(0)], v[lo:hi]]).astype(data.dtype))[-1]
+
+        loss, wsum = [dt(0)] * 8, [dt(0)] * 8
+        flush = np.flatnonzero(valid & ((np.arange(n) & mask) == 0))
+        seg_l = seg_w = None
+        if flush.size > 1 and np.array_equal(np.diff(flush), np.full(flush.size - 1, mask + 1)):
+            # equal segments (1, b] between the flush points: one accumulate per row
+            k, base = flush.size - 1, int(flush[0]) + 1
+            seg_l = np.add.accumulate(neg[base:base + k * (mask + 1)].reshape(k, -1), axis=1)[:, -1] + dt(0)
+            if wv is not None:
+                seg_w = np.add.accumulate(wv[base:base + k * (mask + 1)].reshape(k, -1), axis=1)[:, -1] + dt(0)
+        prev = 0
+        for i, b in enumerate(flush.tolist()):
+            if seg_l is not None and i:
+                loss[0] = seg_l[i - 1]
+                if wv is not None:
+                    wsum[0] = seg_w[i - 1]
             else:
-                loss[0] = dt(loss[0] - dt(data[b] * wt[b]))
-                wsum[0] = dt(wsum[0] + wt[b])
+                loss[0] = run(neg, prev, b + 1)
+                if wv is not None:
+                    wsum[0] = run(wv, prev, b + 1)
+            prev = b + 1
             for j in range(7):
                 if b & (mask << (j * lp)):
                     break
                 loss[j + 1] = dt(loss[j + 1] + loss[j])
                 wsum[j + 1] = dt(wsum[j + 1] + wsum[j])
                 loss[j] = wsum[j] = dt(0)
+        loss[0] = run(neg, prev, n)
+        if wv is not None:
+            wsum[0] = run(wv, prev, n)
         total = dt(0)
         for v in loss:
             total = dt(total + v)
