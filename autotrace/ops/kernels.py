@@ -154,7 +154,7 @@ _LIBM = {}
 def _libm(name, nargs=1):
     """The C library's float function ``name`` (``expf``, ``log1pf``, ``powf``) of ``nargs``
     float arguments through ctypes, or None where there is no libm to load."""
-    if name not in _LIBM:
+    if (name, nargs) not in _LIBM:
         fn = None
         try:
             import ctypes
@@ -164,8 +164,8 @@ def _libm(name, nargs=1):
             fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float] * nargs
         except (OSError, AttributeError):
             fn = None
-        _LIBM[name] = fn
-    return _LIBM[name]
+        _LIBM[name, nargs] = fn
+    return _LIBM[name, nargs]
 
 
 def _scalar_tail(name, npfn, x):
