@@ -30,7 +30,10 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.no_mkl:
         os.environ["AUTOTRACE_MKL"] = "0"
+    import warnings
+
     import torch
+    warnings.simplefilter("ignore")
 
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
     from autotrace.ops import mkl
@@ -65,8 +68,13 @@ def main(argv=None):
         def case(n):
             a, g = make(n), normal(n, 1.0)
             ta, oa = theirs(a, True), ours(a, True)
-            fn(ta, torch).backward(theirs(g))
-            fn(oa, at).backward(ours(g))
+            tr, orr = fn(ta, torch), fn(oa, at)
+            if tr.shape != ta.shape:          # a reduction: its own gradient of ones
+                tr.sum().backward()
+                orr.sum().backward()
+            else:
+                tr.backward(theirs(g))
+                orr.backward(ours(g))
             return ta.grad.numpy(), oa.grad._data
         return case
 
@@ -76,11 +84,29 @@ def main(argv=None):
             return fn(theirs(a), theirs(b), torch).detach().numpy(), fn(ours(a), ours(b), at)._data
         return case
 
+    def bwd2(fn, make=normal):
+        def case(n):
+            a, b = make(n), make(n)
+            ta, oa = theirs(a, True), ours(a, True)
+            fn(ta, theirs(b), torch).backward()
+            fn(oa, ours(b), at).backward()
+            return ta.grad.numpy(), oa.grad._data
+        return case
+
     def rows(fn):
         def case(n):
             a = normal((max(1, 4096 // max(n, 1)), n))
             return fn(theirs(a), torch).detach().numpy(), fn(ours(a), at)._data
         return case
+
+    def shaped(fn, shape, make=normal):
+        def case(n):
+            a = make(shape(n))
+            return fn(theirs(a), torch).detach().numpy(), fn(ours(a), at)._data
+        return case
+
+    def near1(n):
+        return (1 + rng.standard_normal(n) * 0.05).astype(np.float32)
 
     def matmul(k):
         def case(n):
@@ -100,14 +126,42 @@ def main(argv=None):
         ("x**3", "pow form", fwd(lambda x, L: x ** 3)),
         ("x**-0.5", "pow form", fwd(lambda x, L: x ** -0.5, pos)),
         ("x**-2", "pow form", fwd(lambda x, L: x ** -2)),
-        ("x**2.5", "float64", fwd(lambda x, L: x ** 2.5, pos)),
+        ("x**2.5", "SLEEF", fwd(lambda x, L: x ** 2.5, pos)),
         ("sigmoid", "SLEEF", fwd(lambda x, L: x.sigmoid())),
         ("sigmoid backward", "formula", bwd(lambda x, L: x.sigmoid())),
         ("tanh backward", "fused", bwd(lambda x, L: x.tanh())),
         ("softmax(dim=-1)", "SLEEF", rows(lambda x, L: x.softmax(-1))),
         ("log_softmax(dim=-1)", "SLEEF", rows(lambda x, L: x.log_softmax(-1))),
+        ("softmax backward", "SLEEF", bwd(lambda x, L: x.reshape(-1, 7 if x.numel() % 7 == 0 else 1).softmax(-1).reshape(-1)
+                                            if x.numel() > 1 else x.softmax(-1))),
+        ("log_softmax backward", "SLEEF", bwd(lambda x, L: x.reshape(2, -1).log_softmax(-1).reshape(-1)
+                                              if x.numel() % 2 == 0 else x.log_softmax(-1))),
         ("sum", "cascade", fwd(lambda x, L: x.sum())),
         ("mean", "cascade", fwd(lambda x, L: x.mean())),
+        ("sum(dim=0)", "cascade", shaped(lambda x, L: x.sum(0), lambda n: (n, 5))),
+        ("mean(dim=1) of (n, 9, 7)", "cascade", shaped(lambda x, L: x.mean(1), lambda n: (n, 9, 7))),
+        ("sum(dim=(0, 2))", "cascade", shaped(lambda x, L: x.sum((0, 2)), lambda n: (3, n, 7))),
+        ("sum(dim=(1, 2))", "cascade", shaped(lambda x, L: x.sum((1, 2)), lambda n: (2, 3, n))),
+        ("mean(dim=(0, 1))", "cascade", shaped(lambda x, L: x.mean((0, 1)), lambda n: (n, 3, 5))),
+        ("((a-b)**2).mean()", "cascade", two(lambda x, y, L: ((x - y) ** 2).mean())),
+        ("mse_loss", "cascade", two(lambda x, y, L: L.nn.functional.mse_loss(x, y))),
+        ("mse_loss(sum)", "cascade", two(lambda x, y, L: L.nn.functional.mse_loss(x, y, reduction="sum"))),
+        ("mse_loss backward", "formula", bwd2(lambda x, y, L: L.nn.functional.mse_loss(x, y))),
+        ("cumsum", "float64 scan", fwd(lambda x, L: x.cumsum(0))),
+        ("cumsum(dim=0) of (n, 3)", "float64 scan", shaped(lambda x, L: x.cumsum(0), lambda n: (n, 3))),
+        ("cumprod", "float64 scan", fwd(lambda x, L: x.cumprod(0), near1)),
+        ("var", "two-pass", fwd(lambda x, L: x.var())),
+        ("std", "two-pass", fwd(lambda x, L: x.std())),
+        ("var(dim=1)", "Welford", shaped(lambda x, L: x.var(1), lambda n: (4, n))),
+        ("std(dim=0)", "Welford", shaped(lambda x, L: x.std(0), lambda n: (n, 6))),
+        ("norm", "vectorized", fwd(lambda x, L: x.norm())),
+        ("norm(p=1)", "sequential", fwd(lambda x, L: x.norm(p=1))),
+        ("norm(p=3)", "sequential", fwd(lambda x, L: x.norm(p=3))),
+        ("norm backward", "formula", bwd(lambda x, L: x.norm() * 1.7)),
+        ("norm(p=3) backward", "formula", bwd(lambda x, L: x.norm(p=3) * 1.7)),
+        ("norm(dim=1) backward", "formula", bwd(lambda x, L: x.reshape(1, -1).norm(p=1.5, dim=1) * 1.7)),
+        ("norm(dim=1)", "vectorized", shaped(lambda x, L: x.norm(dim=1), lambda n: (4, n))),
+        ("norm(dim=0)", "sequential", shaped(lambda x, L: x.norm(dim=0), lambda n: (n, 6))),
         ("exp", "MKL", fwd(lambda x, L: x.exp())),
         ("log", "MKL", fwd(lambda x, L: x.log(), pos)),
         ("sin", "MKL", fwd(lambda x, L: x.sin())),

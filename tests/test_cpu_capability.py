@@ -19,14 +19,14 @@ torch = require_torch()
 
 
 def test_capability_is_torchs():
-    assert cpu.capability() == torch.backends.cpu.get_cpu_capability()
+    assert cpu.CAPABILITY == torch.backends.cpu.get_cpu_capability()
 
 
 @pytest.mark.parametrize("asked", ["default", "avx2", "avx512"])
 def test_environment_lowers_the_capability_as_torch_does(asked):
     env = dict(os.environ, ATEN_CPU_CAPABILITY=asked)
     code = "import {m}; print({f})"
-    ours = subprocess.run([sys.executable, "-c", code.format(m="autotrace.ops.cpu", f="autotrace.ops.cpu.capability()")],
+    ours = subprocess.run([sys.executable, "-c", code.format(m="autotrace.ops.cpu", f="autotrace.ops.cpu.CAPABILITY")],
                           env=env, capture_output=True, text=True, check=True).stdout
     theirs = subprocess.run([sys.executable, "-c", code.format(m="torch", f="torch.backends.cpu.get_cpu_capability()")],
                             env=env, capture_output=True, text=True, check=True).stdout

@@ -1,46 +1,68 @@
-"""Which of PyTorch's CPU kernels this machine would run: ATen's CPU capability.
+"""Which of ATen's CPU kernels PyTorch 2.13 runs on this machine, and how it splits work.
 
-PyTorch 2.13's CPU build compiles most kernels several times (``DEFAULT``, ``AVX2``,
-``AVX512``) and picks one at start-up (``aten/src/ATen/native/DispatchStub.cpp``):
-``AVX512`` when the CPU has AVX-512 VL, BW and DQ and FMA3, else ``AVX2`` when it has AVX2
-and FMA3, else ``DEFAULT``; the environment variable ``ATEN_CPU_CAPABILITY`` (``default``,
-``avx2``, ``avx512``, compared exactly) replaces the choice, as torch takes it verbatim. ``torch.backends.cpu.get_cpu_capability()``
-reports it. A few results differ in the last bit (or the sign of a zero) between the
-kernels, so the replicas that depend on the choice ask :func:`capability`.
-
-The CPU's features come from numpy's own dispatch table, so nothing here reads files or
-imports torch.
+ATen compiles its vectorized kernels once per CPU capability and picks one at start-up
+(``aten/src/ATen/native/DispatchStub.cpp``, ``compute_cpu_capability``): the
+``ATEN_CPU_CAPABILITY`` environment variable when set (``default``, ``avx2``, ``avx512``),
+else AVX512 when the CPU has AVX512 VL, BW, DQ and FMA, else AVX2 when it has AVX2 and FMA,
+else the default (scalar-per-lane) build. The capability fixes the width of
+``Vectorized<float>`` (16 lanes on AVX512, 8 otherwise), which decides how reductions
+group their terms and which elements take the SIMD path (SLEEF) or the scalar tail (the C
+library). The flags are read from ``/proc/cpuinfo`` (Linux); where it cannot be read the
+capability is AVX2, the common case.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 
-DEFAULT, AVX2, AVX512 = "DEFAULT", "AVX2", "AVX512"
+from .summation import GRAIN_SIZE, NUM_THREADS
+
+AVX512, AVX2, DEFAULT = "AVX512", "AVX2", "DEFAULT"
 
 
-def _features() -> dict:
+def _cpu_flags():
     try:
-        from numpy._core._multiarray_umath import __cpu_features__
-    except ImportError:                     # numpy < 2
-        try:
-            from numpy.core._multiarray_umath import __cpu_features__
-        except ImportError:
-            return {}
-    return __cpu_features__
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return None
 
 
-@functools.lru_cache(maxsize=1)
-def capability() -> str:
-    """``"AVX512"``, ``"AVX2"`` or ``"DEFAULT"``: what torch 2.13 would report on this CPU."""
-    asked = {"default": DEFAULT, "avx2": AVX2, "avx512": AVX512}.get(os.environ.get("ATEN_CPU_CAPABILITY", ""))
-    if asked:
-        return asked
-    f = _features()
-    best = DEFAULT
-    if f.get("AVX2") and f.get("FMA3"):
-        best = AVX2
-    if f.get("AVX512VL") and f.get("AVX512BW") and f.get("AVX512DQ") and f.get("FMA3"):
-        best = AVX512
-    return best
+def _capability() -> str:
+    env = os.environ.get("ATEN_CPU_CAPABILITY", "")     # compared verbatim, as ATen does
+    if env in ("avx512", "avx2", "default"):
+        return {"avx512": AVX512, "avx2": AVX2, "default": DEFAULT}[env]
+    flags = _cpu_flags()
+    if flags is None:
+        return AVX2
+    if {"avx512vl", "avx512bw", "avx512dq", "fma"} <= flags:
+        return AVX512
+    if {"avx2", "fma"} <= flags:
+        return AVX2
+    return DEFAULT
+
+
+CAPABILITY = _capability()
+#: lanes of ATen's Vectorized<float> in the kernels torch runs here
+FLOAT_LANES = 16 if CAPABILITY == AVX512 else 8
+
+
+def vector_spans(n: int, block: int):
+    """The ``(start, stop)`` ranges of a contiguous ``n``-element elementwise loop that
+    ATen's ``cpu_kernel_vec`` runs through its vectorized function: each thread's chunk
+    (``at::parallel_for`` with grain 32768: ``ceil(n / threads)`` elements per thread)
+    is taken in whole blocks of ``block`` (two vectors) from its start; the rest of each
+    chunk goes through the scalar function."""
+    if n >= GRAIN_SIZE and NUM_THREADS > 1:
+        nt = min(NUM_THREADS, -(-n // GRAIN_SIZE))
+        chunk = -(-n // nt)
+    else:
+        chunk = max(n, 1)
+    spans = []
+    for b in range(0, n, chunk):
+        e = min(n, b + chunk)
+        spans.append((b, b + (e - b) // block * block, e))
+    return spans

@@ -17,6 +17,8 @@ from ..tensor import Tensor, wrap_dim
 from . import cpu, kernels
 from . import FUNCTIONAL, RESULT, check_inplace, commit_inplace, export, make, op
 from .unary import relu, sigmoid, tanh, zeros_like_grad
+from .reduce import _mean
+from .summation import torch_sum
 
 FUNCTIONAL["relu"] = relu
 FUNCTIONAL["sigmoid"] = sigmoid
@@ -154,7 +156,7 @@ def gelu(input, approximate="none"):
         out = 0.5 * x * (1 + np.tanh(x.dtype.type(_SQRT2_PI) * (x + x.dtype.type(0.044715) * x * x * x)))
     else:
         out = x * 0.5 * (1 + np_erf(x * x.dtype.type(_SQRT1_2)))
-        if cpu.capability() != cpu.AVX512:
+        if cpu.CAPABILITY != cpu.AVX512:
             # measured on torch 2.13: below AVX-512 (AVX2, DEFAULT) where erf saturates at -1
             # the result is +0, as 0.5x + 0.5x·erf gives, not the -0 of 0.5x·(1 + erf)
             out = out + x.dtype.type(0)
@@ -232,6 +234,10 @@ def SOFTMAX(ctx, g):
     dim = ctx.dim
     if r.ndim == 0:
         return (g * 0,)
+    from .. import grad_mode
+    exact = None if grad_mode.enabled else kernels.softmax_backward(g._data, r._data, dim)
+    if exact is not None:
+        return (Tensor._make(exact),)
     return (r * (g - (g * r).sum(dim, keepdim=True)),)
 
 
@@ -263,6 +269,10 @@ def LOG_SOFTMAX(ctx, g):
     r = ctx.result
     if r.ndim == 0:
         return (g * 0,)
+    from .. import grad_mode
+    exact = None if grad_mode.enabled else kernels.log_softmax_backward(g._data, r._data, ctx.dim)
+    if exact is not None:
+        return (Tensor._make(exact),)
     return (g - r.exp() * g.sum(ctx.dim, keepdim=True),)
 
 
@@ -314,6 +324,67 @@ def _at_targets(g, coef):
     return where(_const(coef != 0), prod, zeros_like_grad(prod))
 
 
+def _nll_cascade(data, valid, wt):
+    """The loss and weight sums of ATen's ``nll_loss_out_frame`` (and the 2-d kernel):
+    over the targets in order, ``loss[0] -= data·w`` (``-= data`` without weights) into
+    eight partial sums; after each non-ignored index ``b``, level ``j`` is added into
+    level ``j+1`` and cleared while ``b`` is a multiple of ``2^(p·(j+1))`` (``p =
+    max(4, ceil(log2 N) / 8)``); the results are the levels added from 0 in order. The
+    weight total without weights is the count of non-ignored targets. Level 0 runs as a
+    sequential numpy accumulation between the flush points (an ignored target adds an
+    exact +0 there instead of being skipped)."""
+    dt = data.dtype.type
+    n = data.size
+    lp = max(4, (max(n - 1, 0)).bit_length() // 8)
+    mask = (1 << lp) - 1
+    with np.errstate(all="ignore"):
+        neg = -(data if wt is None else (data * wt).astype(data.dtype))
+        neg = np.where(valid, neg, dt(0)).astype(data.dtype)
+        wv = None if wt is None else np.where(valid, wt, dt(0)).astype(data.dtype)
+
+        def run(v, lo, hi):
+            return np.add.accumulate(np.concatenate([[dt(0)], v[lo:hi]]).astype(data.dtype))[-1]
+
+        loss, wsum = [dt(0)] * 8, [dt(0)] * 8
+        flush = np.flatnonzero(valid & ((np.arange(n) & mask) == 0))
+        seg_l = seg_w = None
+        if flush.size > 1 and np.array_equal(np.diff(flush), np.full(flush.size - 1, mask + 1)):
+            # equal segments (1, b] between the flush points: one accumulate per row
+            k, base = flush.size - 1, int(flush[0]) + 1
+            seg_l = np.add.accumulate(neg[base:base + k * (mask + 1)].reshape(k, -1), axis=1)[:, -1] + dt(0)
+            if wv is not None:
+                seg_w = np.add.accumulate(wv[base:base + k * (mask + 1)].reshape(k, -1), axis=1)[:, -1] + dt(0)
+        prev = 0
+        for i, b in enumerate(flush.tolist()):
+            if seg_l is not None and i:
+                loss[0] = seg_l[i - 1]
+                if wv is not None:
+                    wsum[0] = seg_w[i - 1]
+            else:
+                loss[0] = run(neg, prev, b + 1)
+                if wv is not None:
+                    wsum[0] = run(wv, prev, b + 1)
+            prev = b + 1
+            for j in range(7):
+                if b & (mask << (j * lp)):
+                    break
+                loss[j + 1] = dt(loss[j + 1] + loss[j])
+                wsum[j + 1] = dt(wsum[j + 1] + wsum[j])
+                loss[j] = wsum[j] = dt(0)
+        loss[0] = run(neg, prev, n)
+        if wv is not None:
+            wsum[0] = run(wv, prev, n)
+        total = dt(0)
+        for v in loss:
+            total = dt(total + v)
+        if wt is None:
+            return total, dt(int(np.count_nonzero(valid)))
+        tw = dt(0)
+        for v in wsum:
+            tw = dt(tw + v)
+    return total, tw
+
+
 def _nll_coef(x, t, w, ignore_index, reduction):
     """(loss array, coefficient array dloss/dx for a unit upstream grad) for class-index
     targets: ``x`` is (C,), (N, C) or (N, C, d...); ``t`` matches without the class dim."""
@@ -335,10 +406,10 @@ def _nll_coef(x, t, w, ignore_index, reduction):
     coef = -onehot * np.expand_dims(wt, 1 if x.ndim >= 2 else 0) if x.ndim >= 2 else -onehot * wt
     if reduction == "none":
         return losses.astype(x.dtype), coef.astype(x.dtype)
-    total = np.sum(losses, dtype=x.dtype)
+    total, tw = _nll_cascade(np.ravel(picked).astype(x.dtype), np.ravel(valid),
+                             None if w is None else np.ravel(wt).astype(x.dtype))
     if reduction == "sum":
         return np.asarray(total, dtype=x.dtype), coef.astype(x.dtype)
-    tw = np.sum(wt, dtype=x.dtype)
     with np.errstate(divide="ignore", invalid="ignore"):
         return (np.asarray(total / tw, dtype=x.dtype), (coef / tw).astype(x.dtype))
 
@@ -468,10 +539,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     local={"self": "2·(self − target)/n", "target": "−2·(self − target)/n"})
 def MSE_LOSS(ctx, g):
     x, t = ctx.self, ctx.target
-    d = (x - t) * 2
-    if ctx.reduction == "mean":
-        d = d / ctx.n
-    gi = d * g
+    # ATen's mse_backward kernel: (float(norm) * (self - target)) * grad, norm = 2 or 2/N
+    gi = ((x - t) * (2.0 / ctx.n if ctx.reduction == "mean" else 2.0)) * g
     return (gi if ctx.needs(0) else None, -gi if ctx.needs(1) else None)
 
 
@@ -494,8 +563,11 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
             f'"mse_cpu" not implemented for \'{_word(dtypes.result_type([input, target]))}\'')
     x = input._data
     t = target._data.astype(x.dtype, copy=False)
-    sq = (x - t) ** 2
-    out = sq if reduction == "none" else np.sum(sq, dtype=x.dtype) if reduction == "sum" else np.mean(sq, dtype=x.dtype)
+    d = x - t
+    sq = d * d                               # ATen's mse kernel: diff * diff
+    if reduction != "none":                  # then its sum / mean (sum divided by numel)
+        sq = torch_sum(sq) if reduction == "sum" else _mean(sq, None, False, sq.size)
+    out = sq
     return make(MSE_LOSS, np.asarray(out, dtype=x.dtype), (input, target),
                 save={"self": input, "target": target},
                 attrs={"reduction": reduction, "n": x.size})

@@ -14,6 +14,7 @@ import numpy as np
 from .. import diagnostics, dtypes
 from ..tensor import Tensor, wrap_dim
 from . import RESULT, export, make, make_multi, op
+from .accumulate import cumulative, var_all, var_dims, vector_norm
 from .summation import torch_sum
 
 
@@ -327,14 +328,27 @@ def NORM(ctx, g):
     if dims is not None:
         r = expand_back(r, x.shape, dims, keepdim)
         g = expand_back(g, x.shape, dims, keepdim)
+    from .unary import where, zeros_like_grad
+    # torch's norm_backward (FunctionsManual.cpp), operation for operation
+    if p == 0:
+        return (zeros_like_grad(x),)
+    if p == 1:
+        return (x.sign() * g,)
     if p == 2:
         scale = x / r
-    elif p == 1:
-        return (g * x.sign(),)
-    else:
-        scale = x * x.abs().pow(p - 2) / r.pow(p - 1)
-    from .unary import where, zeros_like_grad
-    return (g * where(r == 0, zeros_like_grad(scale), scale),)
+        return (g * where(r == 0, zeros_like_grad(scale), scale),)
+    if p in (float("inf"), float("-inf")):
+        ax = x.abs()
+        mask = ((ax == r) | ax.isnan()).to(x.dtype)
+        count = mask.sum(dims, keepdim=True) if dims is not None else mask.sum().reshape((1,) * x.ndim)
+        return (x.sign() * ((g / count) * mask),)
+    if p < 1:
+        powed = x.abs().pow(p - 1)
+        scaled = x.sign() * where(x == 0, zeros_like_grad(powed), powed)
+        return (scaled * g * r.pow(1 - p),)
+    scaled = x.sign() * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+    sv = g / r.pow(p - 1)
+    return (scaled * where(r == 0, zeros_like_grad(sv), sv),)
 
 
 @export(torch=("norm",), tensor=("norm",))
@@ -347,7 +361,10 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
                            f"Got {_type_name(input._dtype)}")
     x = input._data
     dims = _dims(dim, x.ndim) if dim is not None else None
-    if p == float("inf"):
+    exact = vector_norm(x, float(p), dims, keepdim)
+    if exact is not None:
+        out = exact
+    elif p == float("inf"):
         out = np.max(np.abs(x), axis=dims, keepdims=keepdim)
     elif p == 2:
         out = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
@@ -452,7 +469,7 @@ def cumprod(input, dim, *, dtype=None):
     dt = _acc_dtype(input, dtype)
     x = input._data
     d = wrap_dim(dim, x.ndim)
-    out = np.cumprod(x, axis=d, dtype=dt.np) if x.ndim else x.astype(dt.np)
+    out = _scan(x, d, dt, "prod")
     return make(CUMPROD, np.asarray(out), (input,), save={"self": input, "result": RESULT},
                 attrs={"dim": d}, dtype=dt)
 
@@ -472,8 +489,18 @@ def cumsum(input, dim, *, dtype=None):
     dt = _acc_dtype(input, dtype)
     x = input._data
     d = wrap_dim(dim, x.ndim)
-    out = np.cumsum(x, axis=d, dtype=dt.np) if x.ndim else x.astype(dt.np)
+    out = _scan(x, d, dt, "sum")
     return make(CUMSUM, np.asarray(out), (input,), attrs={"dim": d}, dtype=dt)
+
+
+def _scan(x, d, dt, kind):
+    """The running sum/product: floats accumulated in double as ATen does (see
+    :func:`.accumulate.cumulative`), integers exactly by numpy."""
+    if not x.ndim:
+        return x.astype(dt.np)
+    if dt.np in (np.float32, np.float64):
+        return cumulative(x.astype(dt.np, copy=False), d, kind)
+    return (np.cumsum if kind == "sum" else np.cumprod)(x, axis=d, dtype=dt.np)
 
 
 def _var_parts(x, dims, correction):
@@ -518,12 +545,21 @@ def _var_impl(input, dim, unbiased, keepdim, correction, kind):
     x = input._data
     dims = _dims(dim, x.ndim)
     n, denom = _var_parts(x, dims, correction)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        m = np.mean(x, axis=dims, keepdims=True, dtype=x.dtype) if x.ndim else x
-        ss = np.sum((x - m) ** 2, axis=dims, keepdims=keepdim, dtype=x.dtype)
-        out = ss / x.dtype.type(denom) if denom else ss / x.dtype.type(0)
-        if kind == "std":
-            out = np.sqrt(out)
+    outputs = 1 if dims is None else int(np.prod([n_ for d, n_ in enumerate(x.shape) if d not in dims], dtype=np.int64))
+    if x.size and x.dtype in (np.float32, np.float64) and outputs == 1:
+        out = var_all(x, correction, kind == "std")
+        red = range(x.ndim) if dims is None else dims
+        out = out.reshape([1 if d in red else n_ for d, n_ in enumerate(x.shape)] if keepdim
+                          else [n_ for d, n_ in enumerate(x.shape) if d not in red])
+    elif x.size and x.dtype in (np.float32, np.float64):
+        out = var_dims(x, dims, keepdim, correction, kind == "std")
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            m = np.mean(x, axis=dims, keepdims=True, dtype=x.dtype) if x.ndim else x
+            ss = np.sum((x - m) ** 2, axis=dims, keepdims=keepdim, dtype=x.dtype)
+            out = ss / x.dtype.type(denom) if denom else ss / x.dtype.type(0)
+            if kind == "std":
+                out = np.sqrt(out)
     if denom <= 0:
         diagnostics.warn(f"{kind}(): degrees of freedom is <= 0. Correction should be strictly less than the "
                          "reduction factor (input numel divided by output numel).")

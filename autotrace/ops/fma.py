@@ -1,0 +1,36 @@
+"""A float32 fused multiply-add in numpy.
+
+numpy has no float32 fma; :func:`fma32` computes ``a·b + c`` in float64 (the product of
+two float32 is exact there) and corrects the rare results that the second rounding, to
+float32, would round the wrong way (a float64 sum exactly halfway between two float32
+values, with a nonzero remainder).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+F32, F64 = np.float32, np.float64
+_INF32 = F32(np.inf)
+
+
+def fma32(a, b, c) -> np.ndarray:
+    """``a·b + c`` rounded once to float32 (broadcasting float32 arrays or scalars)."""
+    a64 = np.asarray(a, F32).astype(F64)
+    b64 = np.asarray(b, F32).astype(F64)
+    c64 = np.asarray(c, F32).astype(F64)
+    p = a64 * b64
+    with np.errstate(all="ignore"):
+        s = p + c64
+        bb = s - p
+        e = (p - (s - bb)) + (c64 - bb)          # p + c = s + e exactly (TwoSum)
+        r = np.asarray(s.astype(F32))
+        r64 = r.astype(F64)
+        suspect = (s != r64) & (e != 0) & np.isfinite(s)
+        if suspect.any():
+            other = np.nextafter(r, np.where(s > r64, _INF32, -_INF32))
+            mid = (r64 + other.astype(F64)) * 0.5
+            fix = suspect & (s == mid)
+            if fix.any():
+                r = np.where(fix, np.where(e > 0, np.maximum(r, other), np.minimum(r, other)), r)
+    return r.astype(F32, copy=False)
