@@ -126,3 +126,15 @@ def test_memory_limit_outside_the_script_is_one_line(tmp_path):
     proc = run_capped("explain", "big.py", "--limit", "memory=200", "--timeout", "60", cwd=tmp_path)
     _one_limit_line(proc, "big.py", "", option="--limit memory=MiB")
     assert "memory limit of 200 MiB reached while " in proc.stderr
+
+
+def test_verify_reruns_share_the_command_deadline(tmp_path):
+    """The script runs at once, but moved by --verify's ±h it spins: the re-runs end at the
+    command's one deadline with the limit naming the phase, not with a note and exit 0."""
+    (tmp_path / "s.py").write_text("import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\n"
+                                   "y.backward()\nwhile x[0].item() != 1.0:\n    pass\n", encoding="utf-8")
+    start = time.monotonic()
+    proc = run_capped("explain", "s.py", "--verify", "--timeout", "3", cwd=tmp_path, timeout=60)
+    assert time.monotonic() - start < 3 + 8
+    _one_limit_line(proc, "s.py", "verifying the gradients (--verify)")
+    assert "time limit of 3 s reached" in proc.stderr and proc.stdout == ""
