@@ -167,10 +167,12 @@ def check_matmul(a, b) -> None:
         raise work_limit(cost, what)
 
 
-def check_sort(n: int, what: str = "a sort") -> None:
-    """Before sorting ``n`` elements (sort, argsort, median, topk, unique, ...)."""
+def check_sort(n: int, what: str = "a sort", along: int | None = None) -> None:
+    """Before sorting ``n`` elements in rows of ``along`` (all of them when None): sort,
+    argsort, topk, kthvalue, median, multinomial draws. Costs n·log2(row) compares."""
     import math
-    if n > 1:
-        cost = SORT_FACTOR * n * math.log2(n)
+    row = n if along is None else along
+    if n > 1 and row > 1:
+        cost = SORT_FACTOR * n * math.log2(row)
         if cost > max_flops:
             raise work_limit(cost, f"{what} of {n:,} elements")

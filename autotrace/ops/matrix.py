@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from .. import diagnostics, dtypes
+from ..resources import check_broadcast_size
 from ..tensor import Tensor, wrap_dim
 from . import tensor_params, RESULT, export, make, op
 from .shape import sum_to
@@ -343,6 +344,9 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
+    # the (…, P, R, M) differences are made whole: count them before numpy allocates
+    check_broadcast_size(x1._data.shape[:-1] + (1,) + x1._data.shape[-1:],
+                         x2._data.shape[:-2] + (1,) + x2._data.shape[-2:], itemsize=x1._data.dtype.itemsize)
     d = np.abs(x1._data[..., :, None, :] - x2._data[..., None, :, :])
     if p == 0:
         out = (d != 0).sum(-1).astype(x1._data.dtype)

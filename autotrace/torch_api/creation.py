@@ -400,6 +400,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
         q = (-np.log1p(-u)).astype(x.dtype).reshape(rows.shape)
         with np.errstate(divide="ignore"):
             key = rows / q
+        resources.check_sort(key.size, along=key.shape[-1])
         out = np.argsort(-key, axis=-1, kind="stable")[:, :num_samples]
     else:
         out = np.empty((rows.shape[0], num_samples), dtype=np.int64)
