@@ -155,6 +155,8 @@ def test_verify_reruns_share_the_command_deadline(tmp_path):
     ("a = torch.zeros(1, 64, 400, 400)\nw = torch.zeros(64, 64, 31, 31)\n"
      "b = torch.nn.functional.conv_transpose2d(a, w)",
      "a transposed convolution of 1x64x400x400 with 64x64x31x31 would cost about 1.26e+12"),
+    ("w = torch.empty(10000, 8000)\ntorch.nn.init.orthogonal_(w)",
+     "the QR decomposition of a 10000x8000 matrix would cost about 1.88e+12"),
     ("a = torch.zeros(20000, 300)\nb = torch.cdist(a, a)",
      "a tensor of 120,000,000,000 elements is over the limit of 100,000,000 elements per tensor"),
 ])
