@@ -125,6 +125,7 @@ def memory_error(exc: MemoryError) -> MemoryError:
 DEFAULT_MAX_FLOPS = 50_000_000_000   # about 5-10 s of float BLAS work on one core
 INT_MATMUL_FACTOR = 25
 SORT_FACTOR = 100
+ACCUMULATE_FACTOR = 1000     # a sequential log/exp per element (logaddexp.accumulate): ~130 ns
 
 max_flops = DEFAULT_MAX_FLOPS
 

@@ -157,12 +157,19 @@ def test_verify_reruns_share_the_command_deadline(tmp_path):
      "a transposed convolution of 1x64x400x400 with 64x64x31x31 would cost about 1.26e+12"),
     ("w = torch.empty(10000, 8000)\ntorch.nn.init.orthogonal_(w)",
      "the QR decomposition of a 10000x8000 matrix would cost about 1.88e+12"),
+    ("b = torch.logcumsumexp(torch.zeros(10**8), 0)",
+     "a running log-sum-exp of 100,000,000 elements would cost about 1e+11"),
+    ("b = torch.nn.functional.one_hot(torch.tensor([10**9]))",
+     "a tensor of 1,000,000,001 elements is over the limit of 100,000,000 elements per tensor"),
+    ("b = torch.nn.functional.pad(torch.ones(10), (10**9, 10**9))",
+     "a tensor of 2,000,000,010 elements is over the limit of 100,000,000 elements per tensor"),
     ("a = torch.zeros(20000, 300)\nb = torch.cdist(a, a)",
      "a tensor of 120,000,000,000 elements is over the limit of 100,000,000 elements per tensor"),
 ])
 def test_long_single_numpy_calls_are_refused_before_they_start(tmp_path, body, fragment):
-    """Sorts, convolutions and pairwise distances are single numpy calls the time limit
-    cannot interrupt: over the work (or size) limit they are refused at once, one line."""
+    """Sorts, convolutions, QR, running log-sum-exps, pairwise distances, one-hot and
+    padding are single numpy calls the time limit cannot interrupt: over the work (or
+    size) limit they are refused at once, one line."""
     (tmp_path / "s.py").write_text("import torch\n" + body + "\n", encoding="utf-8")
     start = time.monotonic()
     proc = run_capped("run", "s.py", "--timeout", "60", cwd=tmp_path)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import diagnostics, dtypes
-from ..resources import check_count, check_work
+from ..resources import check_count, check_shape, check_work
 from ..tensor import Tensor
 from . import export, make, op
 
@@ -152,6 +152,7 @@ def pad(input, pad, mode="constant", value=None):
         widths[x.ndim - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
     crop = tuple(slice(max(-a, 0), x.shape[j] - max(-b, 0)) for j, (a, b) in enumerate(widths))
     xc = x[crop]
+    check_shape(tuple(n + max(a, 0) + max(b, 0) for n, (a, b) in zip(xc.shape, widths)), x.dtype.itemsize)
     out = np.pad(xc, [(max(a, 0), max(b, 0)) for a, b in widths],
                  constant_values=x.dtype.type(0 if value is None else value))
     key = tuple(slice(max(a, 0), max(a, 0) + xc.shape[j]) for j, (a, b) in enumerate(widths))

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from .. import diagnostics, dtypes
-from ..resources import check_broadcast_size
+from ..resources import ACCUMULATE_FACTOR, check_broadcast_size, check_work
 from ..tensor import Tensor, wrap_dim
 from . import tensor_params, RESULT, export, make, op
 from .shape import sum_to
@@ -374,6 +374,7 @@ def logcumsumexp(input, dim):
     """``log(cumsum(exp(input)))`` along ``dim``, computed stably (LogcumsumexpBackward0)."""
     x = input._data if input._dtype.category == dtypes.FLOAT else input._data.astype(np.float32)
     d = wrap_dim(dim, x.ndim)
+    check_work(ACCUMULATE_FACTOR * x.size, f"a running log-sum-exp of {x.size:,} elements")
     out = np.logaddexp.accumulate(x, axis=d) if x.ndim else x.copy()
     return make(LOGCUMSUMEXP, np.asarray(out, dtype=x.dtype), (input,), save={"self": input, "result": RESULT},
                 attrs={"dim": d})
