@@ -88,9 +88,10 @@ def memory_limit(detail: str = "") -> MemoryError:
     """The MemoryError of the memory limit: ``memory limit of N MiB reached: DETAIL (use
     --limit memory=MiB to raise it)``."""
     cap = memory_cap()
-    size = f"{int(cap) // MIB} MiB" if cap != float("inf") else "memory"
-    return MemoryError(f"memory limit of {size} reached{': ' + detail if detail else ''} "
-                       "(use --limit memory=MiB to raise it)")
+    detail = f": {detail}" if detail else ""
+    if cap == float("inf"):         # no cap: the machine itself is out of memory
+        return MemoryError(f"out of memory{detail}")
+    return MemoryError(f"memory limit of {int(cap) // MIB} MiB reached{detail} (use --limit memory=MiB to raise it)")
 
 
 def check_bytes(nbytes: int, shape=None) -> None:

@@ -100,3 +100,20 @@ def test_mkl_never_aborts_under_a_small_limit(tmp_path, limit):
         return
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["stdout"] == "7.5 1.6487212181091309 7.5\n"
+
+
+def test_numpys_memory_error_is_worded_by_the_cap(monkeypatch):
+    from autotrace import resources
+    numpy_error = MemoryError("Unable to allocate 3.00 GiB for an array with shape (1000,\n 1000) and data type float64")
+    monkeypatch.setattr(resources, "memory_cap", lambda: float(512 * resources.MIB))
+    assert str(resources.memory_error(numpy_error)) == (
+        "memory limit of 512 MiB reached: Unable to allocate 3.00 GiB for an array with shape (1000, 1000) and "
+        "data type float64 (use --limit memory=MiB to raise it)")
+    own = resources.element_limit(10 ** 9)
+    assert resources.memory_error(own) is own
+    monkeypatch.setattr(resources, "memory_cap", lambda: float("inf"))
+    assert str(resources.memory_error(numpy_error)).startswith("out of memory: Unable to allocate 3.00 GiB")
+    monkeypatch.setattr(resources, "memory_left", lambda: 20.0 * resources.MIB)
+    resources.check_bytes(19 * resources.MIB)
+    with pytest.raises(MemoryError, match=r"an array of shape \[7, 3\] needs 21 MiB, 20 MiB are left"):
+        resources.check_bytes(21 * resources.MIB, (7, 3))
