@@ -188,3 +188,28 @@ def test_sorts_and_convolutions_under_the_work_limit_still_run(tmp_path):
     proc = run_capped("run", "s.py", "--json", "--limit", "flops=100000000000", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["stdout"] == "[1.0, 2.0, 3.0] 500000.0\n1944.0\n3456.0\n"
+
+
+def test_the_alarm_firing_as_the_command_ends_is_no_internal_error(tmp_path, monkeypatch, capsys):
+    """SIGALRM can land inside the final stop_command(), after the command's work is done:
+    the command ends as it would have, not with a LimitExceeded traceback (exit 70)."""
+    import sys
+
+    from autotrace.cli.main import main
+    from autotrace.interpreter import limits
+
+    real, calls = limits.stop_command, []
+
+    def stop_late():
+        calls.append(1)
+        if len(calls) == 1:
+            raise limits.command_timeout()
+        real()
+
+    (tmp_path / "s.py").write_text("print(6 * 7)\n", encoding="utf-8")
+    monkeypatch.setattr(limits, "stop_command", stop_late)
+    monkeypatch.setattr(sys, "argv", ["autotrace", "run", str(tmp_path / "s.py"), "--json"])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    assert exit_.value.code in (0, None) and len(calls) == 2
+    assert json.loads(capsys.readouterr().out)["stdout"] == "42\n"
