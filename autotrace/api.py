@@ -95,9 +95,11 @@ class Result:
 
         ex = ex_mod.explain(self.trace, of=self._of, wrt=wrt, pass_number=pass_number)
         if verify:
+            lim = _one_deadline(self._limits)
+
             def rerun(perturb):
                 try:
-                    return ex_mod.run(self._source, self._name, sets=self._sets, limits=self._limits,
+                    return ex_mod.run(self._source, self._name, sets=self._sets, limits=lim,
                                       of=self._of, perturb=perturb)
                 except UsageError:
                     return None
@@ -262,3 +264,21 @@ class Page:
 
     def __repr__(self) -> str:
         return f"<autotrace page, {len(self.data)} characters; .save(path) writes it>"
+
+
+def _one_deadline(limits):
+    """``limits`` with one deadline, ``timeout`` from now, for all of verify's re-runs
+    together (each re-run would otherwise get its own timeout): a re-run after it ends
+    at once with the time limit, which the verification notes."""
+    import dataclasses
+    import math
+    import time
+
+    from .interpreter import Limits
+    limits = limits or Limits()
+    if not (limits.timeout > 0 and math.isfinite(limits.timeout)):
+        return limits
+    deadline = time.monotonic() + limits.timeout
+    if limits.deadline is not None:
+        deadline = min(deadline, limits.deadline)
+    return dataclasses.replace(limits, deadline=deadline)

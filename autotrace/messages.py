@@ -521,11 +521,16 @@ EN: dict[str, "str | Plural"] = {
     "error.limit.output": "output limit of {value} characters reached{how}",
     "error.limit.size": "size limit of {value} elements reached{detail}{how}",
     "error.limit.int": "integer size limit of {value} bits reached{detail}{how}",
+    "error.limit.memory": "memory limit of {value} MiB reached{detail}{how}",
     "error.how.raise": " (use {option} to raise it)",
     "error.detail.size": ": {what} would have {count} elements",
     "error.detail.int": ": the result of {op} would have about {bits} bits",
+    "error.detail.memory": ": {what} needs {need} MiB, {left} MiB are left",
+    "error.detail.allocate": ": Unable to allocate {request}",
     "error.what.result": "the result",
     "error.what.fstring": "the f-string",
+    "error.what.array": "an array",
+    "error.what.array_shape": "an array of shape {shape}",
 
     # -- words inside the op table's derivative rules (autotrace/ops), shown by explain ----
     # A rule is a formula; these are its English words, replaced where they occur. A rule

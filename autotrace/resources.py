@@ -19,30 +19,100 @@ def element_limit(n: int) -> MemoryError:
         "(use --limit elements=N to raise it)")
 
 
-def check_shape(shape) -> None:
-    """Raise before allocating a tensor of ``shape`` with too many elements."""
+def check_shape(shape, itemsize: int = 8) -> None:
+    """Raise before allocating a tensor of ``shape`` with too many elements, or more
+    bytes (``itemsize`` each) than the memory limit leaves (:func:`check_bytes`)."""
     n = 1
     for s in shape:
         n *= int(s)
     if n > max_elements:
         raise element_limit(n)
+    check_bytes(n * itemsize, shape)
 
 
-def check_broadcast_size(*shapes) -> None:
-    """Raise before a broadcast of ``shapes`` would allocate too many elements; shapes
-    that do not broadcast are left to the op's own error."""
+def check_broadcast_size(*shapes, itemsize: int = 8) -> None:
+    """Raise before a broadcast of ``shapes`` would allocate too many elements or bytes;
+    shapes that do not broadcast are left to the op's own error."""
     import numpy as np
     try:
         shape = np.broadcast_shapes(*shapes)
     except ValueError:
         return
-    check_shape(shape)
+    check_shape(shape, itemsize)
 
 
-def check_count(n: int) -> None:
+def check_count(n: int, itemsize: int = 8) -> None:
     """Raise when an array of ``n`` elements is over the limit (before allocating it)."""
     if n > max_elements:
         raise element_limit(n)
+    check_bytes(n * itemsize, (n,))
+
+
+# ---------------------------------------------------------------------------
+# The memory limit. The CLI's ``--limit memory`` caps the process's address space
+# (RLIMIT_AS): that cap holds for the peak whatever allocates, and numpy then raises
+# MemoryError. Before a large array is made, its bytes are also compared with what the
+# cap leaves (the cap minus the address space in use, /proc/self/statm), so the usual
+# case is refused up front with the sizes in the message.
+
+#: arrays smaller than this are not checked (reading /proc costs a few microseconds)
+CHECK_BYTES_FROM = 16 * 1024 * 1024
+MIB = 1024 * 1024
+
+
+def memory_cap() -> float:
+    """The address-space cap in bytes (inf when there is none)."""
+    try:
+        import resource
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    except (ImportError, ValueError, OSError):  # pragma: no cover
+        return float("inf")
+    return float("inf") if soft == resource.RLIM_INFINITY else float(soft)
+
+
+def memory_left() -> float:
+    """Bytes of address space the cap leaves (inf when there is no cap or no /proc)."""
+    cap = memory_cap()
+    if cap == float("inf"):
+        return cap
+    try:
+        import os
+        with open("/proc/self/statm", "rb") as f:
+            pages = int(f.read().split()[0])
+        return cap - pages * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):  # pragma: no cover
+        return float("inf")
+
+
+def memory_limit(detail: str = "") -> MemoryError:
+    """The MemoryError of the memory limit: ``memory limit of N MiB reached: DETAIL (use
+    --limit memory=MiB to raise it)``."""
+    cap = memory_cap()
+    detail = f": {detail}" if detail else ""
+    if cap == float("inf"):         # no cap: the machine itself is out of memory
+        return MemoryError(f"out of memory{detail}")
+    return MemoryError(f"memory limit of {int(cap) // MIB} MiB reached{detail} (use --limit memory=MiB to raise it)")
+
+
+def check_bytes(nbytes: int, shape=None) -> None:
+    """Raise the memory limit before allocating ``nbytes`` (an array of ``shape``) when
+    the cap does not leave that many bytes."""
+    if nbytes < CHECK_BYTES_FROM:
+        return
+    left = memory_left()
+    if nbytes > left:
+        what = f"an array of shape [{', '.join(map(str, shape))}]" if shape is not None else "an array"
+        raise memory_limit(f"{what} needs {nbytes / MIB:.0f} MiB, {max(left, 0) / MIB:.0f} MiB are left")
+
+
+def memory_error(exc: MemoryError) -> MemoryError:
+    """``exc`` as the memory limit's error: autotrace's own limits keep their message;
+    numpy's ``Unable to allocate ...`` (the address-space cap reached) gets the limit and
+    the option around it, on one line."""
+    msg = " ".join(str(exc).split())
+    if msg.endswith("to raise it)"):
+        return exc
+    return memory_limit(msg)
 
 
 # ---------------------------------------------------------------------------
@@ -56,6 +126,7 @@ def check_count(n: int) -> None:
 DEFAULT_MAX_FLOPS = 50_000_000_000   # about 5-10 s of float BLAS work on one core
 INT_MATMUL_FACTOR = 25
 SORT_FACTOR = 100
+ACCUMULATE_FACTOR = 1000     # a sequential log/exp per element (logaddexp.accumulate): ~130 ns
 
 max_flops = DEFAULT_MAX_FLOPS
 
@@ -98,10 +169,12 @@ def check_matmul(a, b) -> None:
         raise work_limit(cost, what)
 
 
-def check_sort(n: int, what: str = "a sort") -> None:
-    """Before sorting ``n`` elements (sort, argsort, median, topk, unique, ...)."""
+def check_sort(n: int, what: str = "a sort", along: int | None = None) -> None:
+    """Before sorting ``n`` elements in rows of ``along`` (all of them when None): sort,
+    argsort, topk, kthvalue, median, multinomial draws. Costs n·log2(row) compares."""
     import math
-    if n > 1:
-        cost = SORT_FACTOR * n * math.log2(n)
+    row = n if along is None else along
+    if n > 1 and row > 1:
+        cost = SORT_FACTOR * n * math.log2(row)
         if cost > max_flops:
             raise work_limit(cost, f"{what} of {n:,} elements")

@@ -46,9 +46,11 @@ HOSTILE_CALLS = ["torch.zeros_like({0})", "torch.ones_like({0}, dtype={1})", "to
 OPTS = {
     "run": [["--json"], ["--no-color"], ["--width", "40"], ["--width", "7"], ["--limit", "output=50"],
             ["--limit", "elements=10"], ["--limit", "flops=100"], ["--limit", "sequence=3"], ["--max-steps", "50"],
-            ["--limit", "bogus=1"], ["--limit", "int-bits=x"], ["--timeout", "0"], ["--set", "q=1"]],
+            ["--limit", "bogus=1"], ["--limit", "int-bits=x"], ["--timeout", "0"], ["--set", "q=1"],
+            ["--limit", "memory=260"]],
     "explain": [["--json"], ["--format", "md"], ["--verify"], ["--all-steps"], ["--pass", "1"], ["--pass", "9"],
-                ["--wrt", "a"], ["--wrt", "zz"], ["--of", "y"], ["--of", "b"], ["--format", "x"], ["--width", "40"]],
+                ["--wrt", "a"], ["--wrt", "zz"], ["--of", "y"], ["--of", "b"], ["--format", "x"], ["--width", "40"],
+                ["--limit", "memory=300"]],
     "graph": [["--values"], ["--saved"], ["--show-none"], ["--of", "y"], ["--pass", "1"], ["--collapse"],
               ["--max-nodes", "1"], ["--max-nodes", "0"], ["--json"], ["--format", "png"]],
     "check": [["--json"], ["--rtol", "0"], ["--rtol", "-1"], ["--atol", "nan"], ["--update"]],

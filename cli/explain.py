@@ -27,6 +27,9 @@ HELP = (
 )
 
 
+VERIFYING = "verifying the gradients (--verify)"
+
+
 def command(
     script: Optional[str] = common.ScriptArg,
     expr: Optional[str] = common.ExprOpt,
@@ -68,6 +71,7 @@ def command(
     except expect_mod.ExpectationError as e:
         common.fail_usage(str(e))
     from autotrace import explain as ex_mod
+    from autotrace.interpreter.limits import expired, expire
     from autotrace.runner import UsageError
 
     try:
@@ -94,10 +98,13 @@ def command(
 
         def rerun(perturb):
             try:
-                return ex_mod.run(src.data, src.name, sets=set_ or (), limits=lim, of=root, perturb=perturb)
+                t = ex_mod.run(src.data, src.name, sets=set_ or (), limits=lim, of=root, perturb=perturb)
             except UsageError:
                 return None
-        common.phase("verifying the gradients (--verify)")
+            if expired(lim.deadline):
+                expire(VERIFYING)       # one deadline for the command: the re-runs share it
+            return t
+        common.phase(VERIFYING)
         ex.verification = ex_mod.verify(trace, rerun, pass_number=pass_, of=root)
     outcomes = [expect_mod.check(trace, ev) for ev in trace.expectations]
     common.phase("rendering the explanation")

@@ -86,8 +86,12 @@ def main() -> None:
         except (MemoryError, _limit_exceeded()) as e:
             sys.exit(_report_limit(e))
         finally:
-            if "autotrace.interpreter.limits" in sys.modules:
-                sys.modules["autotrace.interpreter.limits"].stop_command()
+            limits = sys.modules.get("autotrace.interpreter.limits")
+            if limits is not None:
+                try:
+                    limits.stop_command()
+                except limits.LimitExceeded:    # the alarm fired as the command ended: it is over
+                    limits.stop_command()
     except SystemExit:
         raise
     except KeyboardInterrupt:

@@ -46,3 +46,17 @@ print(torch.FloatTensor, Variable, torch.Generator)
     assert t.stdout == ("True True\ntensor([1., 2., 3.]) tensor([1, 2, 0]) 1 0 False\n"
                         "<class 'torch.FloatTensor'> <class 'torch.autograd.variable.Variable'> "
                         "<class 'torch._C.Generator'>\n")
+
+
+def test_verify_reruns_share_one_deadline_in_the_library():
+    """Every ±h re-run spins; they share one ``timeout`` instead of getting one each."""
+    import time
+
+    import autotrace
+    src = ("import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\ny.backward()\n"
+           "while x.sum().item() != 2.0:\n    pass\n")
+    r = autotrace.run(src, timeout=2)
+    assert r.error is None
+    start = time.monotonic()
+    r.explain(verify=True)
+    assert time.monotonic() - start < 2 + 2.5     # four re-runs of 2 s each before

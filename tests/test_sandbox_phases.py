@@ -126,3 +126,90 @@ def test_memory_limit_outside_the_script_is_one_line(tmp_path):
     proc = run_capped("explain", "big.py", "--limit", "memory=200", "--timeout", "60", cwd=tmp_path)
     _one_limit_line(proc, "big.py", "", option="--limit memory=MiB")
     assert "memory limit of 200 MiB reached while " in proc.stderr
+
+
+def test_verify_reruns_share_the_command_deadline(tmp_path):
+    """The script runs at once, but moved by --verify's ±h it spins: the re-runs end at the
+    command's one deadline with the limit naming the phase, not with a note and exit 0."""
+    (tmp_path / "s.py").write_text("import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\n"
+                                   "y.backward()\nwhile x[0].item() != 1.0:\n    pass\n", encoding="utf-8")
+    start = time.monotonic()
+    proc = run_capped("explain", "s.py", "--verify", "--timeout", "3", cwd=tmp_path, timeout=60)
+    assert time.monotonic() - start < 3 + 8
+    _one_limit_line(proc, "s.py", "verifying the gradients (--verify)")
+    assert "time limit of 3 s reached" in proc.stderr and proc.stdout == ""
+
+
+@pytest.mark.parametrize("body, fragment", [
+    ("a = torch.zeros(10**8)\nb = a.sort()", "a sort of 100,000,000 elements would cost about 2.66e+11"),
+    ("a = torch.zeros(10**8)\nb = a.argsort(descending=True)", "a sort of 100,000,000 elements"),
+    ("a = torch.zeros(10**8)\nb = a.topk(3)", "a sort of 100,000,000 elements"),
+    ("a = torch.zeros(10**8)\nb = a.kthvalue(3)", "a sort of 100,000,000 elements"),
+    ("a = torch.zeros(10**8)\nb = a.median()", "a sort of 100,000,000 elements"),
+    ("a = torch.zeros(10, 10**7)\nb = a.median(dim=1)", "a sort of 100,000,000 elements would cost about 2.33e+11"),
+    ("b = torch.multinomial(torch.ones(1000, 100000), 2)", "a sort of 100,000,000 elements would cost about 1.66e+11"),
+    ("a = torch.zeros(1, 64, 400, 400)\nw = torch.zeros(64, 64, 31, 31)\nb = torch.nn.functional.conv2d(a, w)",
+     "a convolution of 1x64x400x400 with 64x64x31x31 would cost about 1.08e+12"),
+    ("a = torch.zeros(1, 1, 10**6)\nw = torch.zeros(1, 1, 10**5)\nb = torch.nn.functional.conv1d(a, w)",
+     "a convolution of 1x1x1000000 with 1x1x100000 would cost about 1.8e+11"),
+    ("a = torch.zeros(1, 64, 400, 400)\nw = torch.zeros(64, 64, 31, 31)\n"
+     "b = torch.nn.functional.conv_transpose2d(a, w)",
+     "a transposed convolution of 1x64x400x400 with 64x64x31x31 would cost about 1.26e+12"),
+    ("w = torch.empty(10000, 8000)\ntorch.nn.init.orthogonal_(w)",
+     "the QR decomposition of a 10000x8000 matrix would cost about 1.88e+12"),
+    ("b = torch.logcumsumexp(torch.zeros(10**8), 0)",
+     "a running log-sum-exp of 100,000,000 elements would cost about 1e+11"),
+    ("b = torch.nn.functional.one_hot(torch.tensor([10**9]))",
+     "a tensor of 1,000,000,001 elements is over the limit of 100,000,000 elements per tensor"),
+    ("b = torch.nn.functional.pad(torch.ones(10), (10**9, 10**9))",
+     "a tensor of 2,000,000,010 elements is over the limit of 100,000,000 elements per tensor"),
+    ("a = torch.zeros(20000, 300)\nb = torch.cdist(a, a)",
+     "a tensor of 120,000,000,000 elements is over the limit of 100,000,000 elements per tensor"),
+])
+def test_long_single_numpy_calls_are_refused_before_they_start(tmp_path, body, fragment):
+    """Sorts, convolutions, QR, running log-sum-exps, pairwise distances, one-hot and
+    padding are single numpy calls the time limit cannot interrupt: over the work (or
+    size) limit they are refused at once, one line."""
+    (tmp_path / "s.py").write_text("import torch\n" + body + "\n", encoding="utf-8")
+    start = time.monotonic()
+    proc = run_capped("run", "s.py", "--timeout", "60", cwd=tmp_path)
+    assert time.monotonic() - start < 30
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if ": error: " in ln]
+    assert len(lines) == 1 and lines[0].startswith("s.py:") and fragment in lines[0], proc.stderr
+    assert lines[0].endswith("to raise it)")
+
+
+def test_sorts_and_convolutions_under_the_work_limit_still_run(tmp_path):
+    (tmp_path / "s.py").write_text(
+        "import torch\na = torch.arange(10**6, 0, -1).float()\nprint(a.sort().values[:3].tolist(), a.median().item())\n"
+        "x = torch.ones(1, 2, 8, 8)\nw = torch.ones(3, 2, 3, 3)\nprint(torch.nn.functional.conv2d(x, w).sum().item())\n"
+        "print(torch.nn.functional.conv_transpose2d(x, w.transpose(0, 1)).sum().item())\n", encoding="utf-8")
+    proc = run_capped("run", "s.py", "--json", "--limit", "flops=100000000000", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["stdout"] == "[1.0, 2.0, 3.0] 500000.0\n1944.0\n3456.0\n"
+
+
+def test_the_alarm_firing_as_the_command_ends_is_no_internal_error(tmp_path, monkeypatch, capsys):
+    """SIGALRM can land inside the final stop_command(), after the command's work is done:
+    the command ends as it would have, not with a LimitExceeded traceback (exit 70)."""
+    import sys
+
+    from autotrace.cli.main import main
+    from autotrace.interpreter import limits
+
+    real, calls = limits.stop_command, []
+
+    def stop_late():
+        calls.append(1)
+        if len(calls) == 1:
+            raise limits.command_timeout()
+        real()
+
+    (tmp_path / "s.py").write_text("print(6 * 7)\n", encoding="utf-8")
+    monkeypatch.setattr(limits, "stop_command", stop_late)
+    monkeypatch.setattr(sys, "argv", ["autotrace", "run", str(tmp_path / "s.py"), "--json"])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    assert exit_.value.code in (0, None) and len(calls) == 2
+    assert json.loads(capsys.readouterr().out)["stdout"] == "42\n"

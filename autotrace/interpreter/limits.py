@@ -383,6 +383,28 @@ def checkpoint() -> None:
         raise command_timeout()
 
 
+def expired(deadline: float | None) -> bool:
+    """Whether the absolute ``deadline`` (a :attr:`Limits.deadline`) has passed, or the
+    last run ended at its time limit (which a run under a command clock only reaches at
+    the command's deadline)."""
+    if deadline is None:
+        return False
+    return _monotonic() >= deadline or (RT.dead is not None and RT.dead.limit == "timeout")
+
+
+def expire(phase_name: str | None = None) -> None:
+    """End the command at its deadline now: a re-run (``explain --verify``) that reached
+    the whole-command time limit ends the command with the limit naming the current
+    phase, not with a note and more re-runs. Raises LimitExceeded."""
+    c = COMMAND
+    if phase_name:
+        c.phase = phase_name
+    c.expired = True
+    c.deadline = -math.inf
+    _disarm()
+    raise command_timeout()
+
+
 def remaining() -> float:
     """Seconds left before the whole-command deadline (inf when none)."""
     return COMMAND.deadline - _monotonic()

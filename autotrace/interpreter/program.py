@@ -207,7 +207,8 @@ def _to_script_error(exc: BaseException) -> ScriptError | None:
         msg = "Python's recursion limit was reached (the script nests calls or data too deeply)"
     elif isinstance(exc, MemoryError):
         type_, phase = "LimitError", "limit"
-        msg = str(exc) or "out of memory (use --limit memory=MiB to allow more)"
+        from ..resources import memory_error
+        msg = str(memory_error(exc))
     elif is_visible(exc):
         from .values import display_name
         type_, msg, phase = display_name(exc), _message(exc), "run"

@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor
 from .. import record as _record
-from ..resources import check_broadcast_size
+from ..resources import CHECK_BYTES_FROM, check_broadcast_size, check_bytes
 from .errors import broadcast_error
 from . import kernels
 from . import (OPERANDS, RESULT, BadOperand, _type_word, as_tensor_arg, check_inplace, commit_inplace, export, make,
@@ -32,6 +32,14 @@ def _binary(a, b):
     ad, bd = a._data, b._data
     if ad.shape != bd.shape and ad.ndim and bd.ndim:
         check_broadcast_size(ad.shape, bd.shape)
+    if (ad.size + bd.size) * 8 >= CHECK_BYTES_FROM:
+        # the result, plus the operands' copies in the result dtype
+        try:
+            out = int(np.prod(np.broadcast_shapes(ad.shape, bd.shape), dtype=np.float64))
+        except ValueError:      # the op reports the shape error
+            out = 0
+        copies = (ad.size if ad.dtype != dt.np else 0) + (bd.size if bd.dtype != dt.np else 0)
+        check_bytes((out + copies) * dt.np.itemsize)
     if ad.dtype != dt.np:
         ad = ad.astype(dt.np)
     if bd.dtype != dt.np:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import diagnostics, dtypes
+from ..resources import check_count, check_shape, check_work
 from ..tensor import Tensor
 from . import export, make, op
 
@@ -39,6 +40,7 @@ def _unfold_np(x, k, d, p, s):
     """(N, C, H, W) → (N, C·kh·kw, L) patches (zero padding), torch's im2col layout."""
     n, c, h, w = x.shape
     oh, ow = _blocks(h, k[0], d[0], p[0], s[0]), _blocks(w, k[1], d[1], p[1], s[1])
+    check_count(n * c * k[0] * k[1] * max(oh, 0) * max(ow, 0), x.dtype.itemsize)
     xp = np.pad(x, ((0, 0), (0, 0), (p[0], p[0]), (p[1], p[1]))) if any(p) else x
     out = np.empty((n, c, k[0], k[1], max(oh, 0), max(ow, 0)), dtype=x.dtype)
     for i in range(k[0]):
@@ -150,6 +152,7 @@ def pad(input, pad, mode="constant", value=None):
         widths[x.ndim - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
     crop = tuple(slice(max(-a, 0), x.shape[j] - max(-b, 0)) for j, (a, b) in enumerate(widths))
     xc = x[crop]
+    check_shape(tuple(n + max(a, 0) + max(b, 0) for n, (a, b) in zip(xc.shape, widths)), x.dtype.itemsize)
     out = np.pad(xc, [(max(a, 0), max(b, 0)) for a, b in widths],
                  constant_values=x.dtype.type(0 if value is None else value))
     key = tuple(slice(max(a, 0), max(a, 0) + xc.shape[j]) for j, (a, b) in enumerate(widths))
@@ -287,8 +290,10 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, transposed
                 f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel size: "
                 f"({' x '.join(map(str, ksz))}). Kernel size can't be greater than actual input size")
         O = wd.shape[0]
-        cols = _unfold_np(x, k, dl, pd, st)
         oh, ow = _blocks(h, k[0], dl[0], pd[0], st[0]), _blocks(w, k[1], dl[1], pd[1], st[1])
+        check_work(2.0 * n * O * (c // G) * k[0] * k[1] * max(oh, 0) * max(ow, 0),
+                   f"a convolution of {'x'.join(map(str, shown_x))} with {'x'.join(map(str, shown_w))}")
+        cols = _unfold_np(x, k, dl, pd, st)
         out = np.matmul(wd.reshape(G, O // G, -1), cols.reshape(n, G, -1, cols.shape[-1]))
         out = out.reshape(n, O, oh, ow)
     else:
@@ -311,6 +316,9 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, transposed
         oh = (h - 1) * st[0] - 2 * pd[0] + dl[0] * (k[0] - 1) + op_[0] + 1
         ow = (w - 1) * st[1] - 2 * pd[1] + dl[1] * (k[1] - 1) + op_[1] + 1
         w3 = wd.reshape(G, c // G, -1)
+        check_work(2.0 * n * c * (O // G) * k[0] * k[1] * h * w,
+                   f"a transposed convolution of {'x'.join(map(str, shown_x))} with {'x'.join(map(str, shown_w))}")
+        check_count(n * O * k[0] * k[1] * h * w, x.dtype.itemsize)
         cols = np.matmul(w3.transpose(0, 2, 1), x.reshape(n, G, c // G, h * w)).reshape(n, -1, h * w)
         out = _fold_np(cols, (oh, ow), k, dl, pd, st)
     if bias is not None:

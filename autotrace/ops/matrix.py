@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from .. import diagnostics, dtypes
+from ..resources import ACCUMULATE_FACTOR, check_broadcast_size, check_work
 from ..tensor import Tensor, wrap_dim
 from . import tensor_params, RESULT, export, make, op
 from .shape import sum_to
@@ -343,6 +344,9 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
+    # the (…, P, R, M) differences are made whole: count them before numpy allocates
+    check_broadcast_size(x1._data.shape[:-1] + (1,) + x1._data.shape[-1:],
+                         x2._data.shape[:-2] + (1,) + x2._data.shape[-2:], itemsize=x1._data.dtype.itemsize)
     d = np.abs(x1._data[..., :, None, :] - x2._data[..., None, :, :])
     if p == 0:
         out = (d != 0).sum(-1).astype(x1._data.dtype)
@@ -370,6 +374,7 @@ def logcumsumexp(input, dim):
     """``log(cumsum(exp(input)))`` along ``dim``, computed stably (LogcumsumexpBackward0)."""
     x = input._data if input._dtype.category == dtypes.FLOAT else input._data.astype(np.float32)
     d = wrap_dim(dim, x.ndim)
+    check_work(ACCUMULATE_FACTOR * x.size, f"a running log-sum-exp of {x.size:,} elements")
     out = np.logaddexp.accumulate(x, axis=d) if x.ndim else x.copy()
     return make(LOGCUMSUMEXP, np.asarray(out, dtype=x.dtype), (input,), save={"self": input, "result": RESULT},
                 attrs={"dim": d})

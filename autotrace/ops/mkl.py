@@ -32,13 +32,24 @@ _TYPES = {np.dtype(np.float32): ("vs", "cblas_s", _P, ctypes.c_float),
           np.dtype(np.float64): ("vd", "cblas_d", _PD, ctypes.c_double)}
 
 
+#: address space loading MKL takes: libmkl_rt and the kernels it maps on the first gemm
+#: and vector-math call (libmkl_core, _intel_thread, _def, _vml_def: about 185 MiB), with
+#: room to spare. Under a memory limit that leaves less, MKL is not loaded (the numpy
+#: path computes), as MKL would abort the process on a library it cannot map.
+LOAD_BYTES = 256 * 1024 * 1024
+
+
 def _load():
     global _lib, _tried
     if _tried:
         return _lib
-    _tried = True
     if os.environ.get("AUTOTRACE_MKL", "1") == "0":
+        _tried = True
         return None
+    from ..resources import memory_left
+    if memory_left() < LOAD_BYTES:
+        return None         # not now; a later call with more room may load it
+    _tried = True
     candidates = [os.path.join(sys.prefix, "lib", "libmkl_rt.so.2"), "libmkl_rt.so.2", "libmkl_rt.so"]
     for path in candidates:
         try:
@@ -53,8 +64,19 @@ def _load():
         except AttributeError:
             continue
         _lib = lib
+        _warm_up()
         return lib
     return None
+
+
+def _warm_up() -> None:
+    """One tiny call of each kind, so MKL maps the kernel libraries it dispatches to now,
+    while :data:`LOAD_BYTES` is known to be free, not at a later call under less room."""
+    for dt in _TYPES:
+        one = np.ones((2, 2), dt)
+        gemm(one, one)
+        gemv(one, one[0])
+        vml("exp", one)
 
 
 def available() -> bool:

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .. import diagnostics, dtypes
+from ..resources import check_count
 from ..tensor import Tensor, wrap_dim
 from . import cpu, kernels
 from . import FUNCTIONAL, RESULT, check_inplace, commit_inplace, export, make, op
@@ -751,5 +752,7 @@ def one_hot(tensor, num_classes=-1):
         raise RuntimeError("Class values must be non-negative.")
     if t.size and t.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
+    check_count(t.size * num_classes, 8 + 1)      # the int64 result and the comparison's bools
+    check_count(num_classes)
     out = (t[..., None] == np.arange(num_classes)).astype(np.int64)
     return Tensor._make(out)

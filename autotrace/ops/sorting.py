@@ -13,6 +13,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import dtypes
+from ..resources import check_sort
 from ..tensor import Tensor, wrap_dim
 from . import RESULT, export, make, make_multi, op
 
@@ -33,7 +34,9 @@ for _t in (_sort_ret, _topk_ret, _kth_ret, _median_ret, _cummax_ret, _cummin_ret
 
 
 def _order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
-    """Stable argsort along ``axis``; NaN is the largest value (first when descending)."""
+    """Stable argsort along ``axis``; NaN is the largest value (first when descending).
+    Refused over the work limit before it starts (one numpy sort cannot be interrupted)."""
+    check_sort(x.size, along=x.shape[axis] if x.ndim else 1)
     if x.dtype.kind == "b":
         x = x.astype(np.int8)
     if descending:
@@ -171,6 +174,7 @@ def median(input, dim=None, keepdim=False):
     gradient); ``median(dim)``: (values, indices) along ``dim`` (MedianBackward1)."""
     x = input._data
     if dim is None:
+        check_sort(x.size)
         flat = np.sort(x.reshape(-1), kind="stable")
         if flat.size == 0:
             return Tensor._make(np.array(np.nan, dtype=x.dtype))

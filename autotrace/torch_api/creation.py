@@ -126,11 +126,13 @@ def _size_arg(size, kw_size=None):
     return tuple(out)
 
 
-def _check_size(shape):
+def _check_size(shape, itemsize=8):
+    """``shape`` after torch's negative-size check and the size and memory limits
+    (``itemsize`` bytes an element, counting what the creation allocates on the way)."""
     for s in shape:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, shape))}]")
-    resources.check_shape(shape)
+    resources.check_shape(shape, itemsize)
     return shape
 
 
@@ -139,7 +141,7 @@ def _factory(fill, doc):
                 memory_format=None, **kw):
         _device.check(device)
         dtype = dtype or dtypes.default_float
-        shape = _check_size(_size_arg(size, kw.pop("size", None)))
+        shape = _check_size(_size_arg(size, kw.pop("size", None)), dtype.np.itemsize)
         if kw:
             raise TypeError(f"{factory.__name__}() got an unexpected keyword argument '{next(iter(kw))}'")
         return _finish(np.full(shape, fill, dtype=dtype.np), dtype, requires_grad)
@@ -160,7 +162,8 @@ def full(size, fill_value, *, dtype=None, requires_grad=False, device=None, layo
     _device.check(device)
     if dtype is None:
         dtype = dtypes.infer(_num(fill_value))
-    return _finish(np.full(_check_size(_size_arg((size,))), _num(fill_value), dtype=dtype.np), dtype, requires_grad)
+    return _finish(np.full(_check_size(_size_arg((size,)), dtype.np.itemsize), _num(fill_value), dtype=dtype.np),
+                   dtype, requires_grad)
 
 
 def _like(fn):
@@ -256,7 +259,7 @@ def _sampler(name, sample, doc):
     def f(*size, dtype=None, requires_grad=False, generator=None, device=None, layout=None, pin_memory=False, **kw):
         _device.check(device)
         dtype = dtype or dtypes.default_float
-        shape = _check_size(_size_arg(size, kw.pop("size", None)))
+        shape = _check_size(_size_arg(size, kw.pop("size", None)), dtype.np.itemsize)
         if kw:
             raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
         if dtype.category != dtypes.FLOAT:
@@ -397,6 +400,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
         q = (-np.log1p(-u)).astype(x.dtype).reshape(rows.shape)
         with np.errstate(divide="ignore"):
             key = rows / q
+        resources.check_sort(key.size, along=key.shape[-1])
         out = np.argsort(-key, axis=-1, kind="stable")[:, :num_samples]
     else:
         out = np.empty((rows.shape[0], num_samples), dtype=np.int64)

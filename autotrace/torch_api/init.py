@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from .. import diagnostics, random
+from .. import diagnostics, random, resources
 from ..tensor import Tensor
 
 
@@ -222,6 +222,9 @@ def orthogonal_(tensor, gain=1, generator=None):
     rows = tensor._data.shape[0]
     cols = tensor.numel() // rows
     dt = tensor._data.dtype
+    m, n = max(rows, cols), min(rows, cols)
+    # Householder QR of an m×n matrix, with Q formed: about 4·m·n² − 4/3·n³ operations
+    resources.check_work(4.0 * m * n * n - 4.0 / 3.0 * n ** 3, f"the QR decomposition of a {rows}x{cols} matrix")
     flat = _gen(generator).normal_((rows, cols), 0.0, 1.0, dt)
     if rows < cols:
         flat = flat.T
