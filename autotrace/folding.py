@@ -67,6 +67,17 @@ class NodeList:
         for i, r in enumerate(items):
             yield r if r is not None else self[i]
 
+    def template(self, i):
+        """The stored record that record ``i`` is or repeats: every field but ``id`` and
+        ``inputs`` is record ``i``'s own (do not change it)."""
+        r = self._items[i]
+        if r is None:
+            if i < 0:
+                i += len(self._items)
+            start, _, t0, _ = self._segments[bisect_right(self._starts, i) - 1]
+            r = self._items[t0 + i - start]
+        return r
+
     def real(self, i):
         """The stored record at ``i`` (None where folded)."""
         return self._items[i]

@@ -59,11 +59,16 @@ def find_folds(trace, order, call_of) -> list:
     outside nodes elsewhere)."""
     nodes = trace.nodes
     calls = trace.module_calls
+    # a repeated node record shares every field but its id and inputs with the record it
+    # repeats (autotrace/folding.py): read the key from that one, without rebuilding it
+    source = getattr(nodes, "template", nodes.__getitem__)
+    ids = {}
     keys = []
     for c in order:
-        n = nodes[c]
+        n = source(c)
         k = call_of[c]
-        keys.append((n.name, n.line, n.col, n.text, calls[k].module if k is not None else None))
+        key = (n.name, n.line, n.col, n.text, calls[k].module if k is not None else None)
+        keys.append(ids.setdefault(key, len(ids)))
     nxt = [None] * len(keys)
     last = {}
     for i in range(len(keys) - 1, -1, -1):
@@ -73,13 +78,22 @@ def find_folds(trace, order, call_of) -> list:
     i = 0
     n_keys = len(keys)
     floor = 0                   # the end of the last fold: a new one starts at or after it
+    runs = {}                   # p -> (a, b): keys[q] == keys[q + p] for a <= q < b, not at b
 
     def repeats(st, p):
-        body = keys[st:st + p]
-        r = 1
-        while keys[st + r * p:st + (r + 1) * p] == body:
-            r += 1
-        return r
+        """How many times keys[st:st + p] occurs back to back from st."""
+        got = runs.get(p)
+        if got is not None and got[0] <= st <= got[1]:
+            end = got[1]
+        else:
+            end, lim = st, n_keys - p
+            while end < lim and keys[end] == keys[end + p]:
+                end += 1
+                if got is not None and end == got[0]:
+                    end = got[1]
+                    break
+            runs[p] = (st, end)
+        return 1 + (end - st) // p
 
     while i < n_keys:
         j = nxt[i]
@@ -104,15 +118,15 @@ def find_folds(trace, order, call_of) -> list:
                 if best is None or cand > best[0]:
                     best = (cand, st, rr)
             _, st, r = best
-            reps = [order[st + k * p:st + (k + 1) * p] for k in range(r)]
-            good = _consistent(nodes, reps)
             skip = 0
-            if good < MIN_FOLD and len(reps) > MIN_FOLD:
-                good = _consistent(nodes, reps[1:])
+            good = _consistent(nodes, order, st, p, r)
+            if good < MIN_FOLD and r > MIN_FOLD:
                 skip = 1
+                good = _consistent(nodes, order, st + p, p, r - 1)
             if good >= MIN_FOLD:
-                reps = reps[skip:skip + good]
-                lines = sorted({nodes[c].line for c in reps[-1] if nodes[c].line})
+                s0 = st + skip * p
+                reps = [order[s0 + k * p:s0 + (k + 1) * p] for k in range(good)]
+                lines = sorted({source(c).line for c in reps[-1] if source(c).line})
                 folds.append(Fold(reps, tuple(lines)))
                 i = floor = st + (skip + good) * p
                 continue
@@ -158,17 +172,27 @@ def _signature(nodes, rep, prev):
     return sig
 
 
-def _consistent(nodes, reps) -> int:
-    """How many leading repetitions are wired alike (the first may differ where the later
-    ones take the carried state: it starts from an initial value)."""
-    if len(reps) < 2:
-        return len(reps)
-    base = _signature(nodes, reps[1], reps[0])
-    first = _signature(nodes, reps[0], None)
+def _consistent(nodes, order, st, p, count) -> int:
+    """How many leading repetitions of the ``count`` ones of length ``p`` from position
+    ``st`` of ``order`` are wired alike (the first may differ where the later ones take
+    the carried state: it starts from an initial value)."""
+    if count < 2:
+        return count
+
+    def rep(k):
+        return order[st + k * p:st + (k + 1) * p]
+
+    base = _signature(nodes, rep(1), rep(0))
+    first = _signature(nodes, rep(0), None)
     for a, b in zip(first, base):
         if len(a) != len(b) or any(x != y and y[0] != "p" for x, y in zip(a, b)):
             return 1
     k = 2
-    while k < len(reps) and _signature(nodes, reps[k], reps[k - 1]) == base:
+    prev = rep(1)
+    while k < count:
+        cur = rep(k)
+        if _signature(nodes, cur, prev) != base:
+            break
+        prev = cur
         k += 1
     return k
