@@ -78,6 +78,18 @@ class NodeList:
             r = self._items[t0 + i - start]
         return r
 
+    def inputs_of(self, i) -> tuple:
+        """``self[i].inputs``, without building a folded record."""
+        r = self._items[i]
+        if r is not None:
+            return r.inputs
+        if i < 0:
+            i += len(self._items)
+        start, _, t0, t1 = self._segments[bisect_right(self._starts, i) - 1]
+        d = start - t0
+        return tuple([(j + d if j is not None and t0 <= j < t1 else j, nr)
+                      for j, nr in self._items[t0 + i - start].inputs])
+
     def real(self, i):
         """The stored record at ``i`` (None where folded)."""
         return self._items[i]
@@ -122,12 +134,16 @@ def _shift(j, delta, lo, hi):
 
 
 def _shifted_node(t: NodeRecord, delta, lo, hi) -> NodeRecord:
-    r = NodeRecord.__new__(NodeRecord)
-    for f in NodeRecord.__slots__:
-        setattr(r, f, getattr(t, f))
+    r = _new_node(NodeRecord)
     r.id = t.id + delta
-    r.inputs = tuple([(_shift(j, delta, lo, hi), nr) for j, nr in t.inputs])
+    r.inputs = tuple([(j + delta if j is not None and lo <= j < hi else j, nr) for j, nr in t.inputs])
+    r.name, r.line, r.col, r.text, r.statement = t.name, t.line, t.col, t.text, t.statement
+    r.shape, r.dtype, r.var_name, r.saved, r.is_leaf, r.op = t.shape, t.dtype, t.var_name, t.saved, t.is_leaf, t.op
+    r.leaf_value, r.leaf_grad, r.value, r.attrs, r.scalars = t.leaf_value, t.leaf_grad, t.value, t.attrs, t.scalars
     return r
+
+
+_new_node = NodeRecord.__new__
 
 
 def _shifted_step(t: StepRecord, delta, lo, hi) -> StepRecord:

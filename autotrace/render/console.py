@@ -105,9 +105,11 @@ def _value_table(tensors):
 
 def _output_roots(trace: Trace):
     """Variables whose grad_fn no other recorded node points at: the graph's outputs."""
+    nodes = trace.nodes
+    inputs_of = getattr(nodes, "inputs_of", None) or (lambda c: nodes[c].inputs)
     used = set()
-    for n in trace.nodes:
-        for i, _ in n.inputs:
+    for c in range(len(nodes)):
+        for i, _ in inputs_of(c):
             if i is not None:
                 used.add(i)
     roots = []
@@ -129,14 +131,18 @@ class _Tree:
         self.depth = max(1, min(depth, (self.width - NOTE_ROOM) // 4))
         self.asked_depth = depth
         nodes = trace.nodes
-        self.height = [0] * len(nodes)          # longest path of inputs below each node
-        for n in nodes:
+        source = getattr(nodes, "template", nodes.__getitem__)   # all fields but id and inputs
+        inputs_of = getattr(nodes, "inputs_of", None) or (lambda c: nodes[c].inputs)
+        height = self.height = [0] * len(nodes)      # longest path of inputs below each node
+        order = []
+        for c in range(len(nodes)):
             h = 0
-            for i, _ in n.inputs:
-                if i is not None and i < n.id:
-                    h = max(h, self.height[i] + 1)
-            self.height[n.id] = h
-        order = [n.id for n in nodes if not n.is_leaf]
+            for i, _ in inputs_of(c):
+                if i is not None and i < c and height[i] >= h:
+                    h = height[i] + 1
+            height[c] = h
+            if not source(c).is_leaf:
+                order.append(c)
         self.folds = find_folds(trace, order, innermost_calls(trace))
         self.fold_of = {}
         for fi, f in enumerate(self.folds):

@@ -154,17 +154,19 @@ def _boundary_ok(trace, order, call_of, st, end) -> bool:
 def _signature(nodes, rep, prev):
     pos = {c: o for o, c in enumerate(rep)}
     ppos = {c: o for o, c in enumerate(prev)} if prev else {}
+    source = getattr(nodes, "template", nodes.__getitem__)   # all fields but id and inputs
+    inputs_of = getattr(nodes, "inputs_of", None) or (lambda c: nodes[c].inputs)
     sig = []
     for c in rep:
         s = []
-        for i, nr in nodes[c].inputs:
+        for i, nr in inputs_of(c):
             if i is None:
                 s.append(("N",))
             elif i in pos:
                 s.append(("i", pos[i], nr))
             elif i in ppos:
                 s.append(("p", ppos[i], nr))
-            elif nodes[i].is_leaf:
+            elif source(i).is_leaf:
                 s.append(("L",))
             else:
                 s.append(("e",))
