@@ -5,9 +5,41 @@ marked ``×30``; ``run``'s grad_fn tree shows one and says how many it folded.""
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 MIN_FOLD = 3            # a loop body is folded when it ran at least this many times
+
+
+class Reps(Sequence):
+    """The repetitions of a loop body, ``count`` runs of ``period`` node ids back to back
+    from position ``start`` of ``order``; ``reps[k]`` is a list, built when asked for."""
+
+    __slots__ = ("order", "start", "period", "count")
+
+    def __init__(self, order, start: int, period: int, count: int):
+        self.order, self.start, self.period, self.count = order, start, period, count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(self.count))]
+        if k < 0:
+            k += self.count
+        if not 0 <= k < self.count:
+            raise IndexError(k)
+        a = self.start + k * self.period
+        return list(self.order[a:a + self.period])
+
+    def __eq__(self, other):
+        return list(self) == list(other) if isinstance(other, Sequence) else NotImplemented
+
+    def __repr__(self):
+        return repr(list(self))
 
 
 @dataclass
@@ -15,14 +47,14 @@ class Fold:
     """A loop body the script ran ``count`` times: ``reps[k]`` are the node ids of
     repetition k (creation order, all of one length); the last repetition is drawn."""
 
-    reps: list
+    reps: Sequence
     lines: tuple = ()       # the script lines the body's nodes come from (sorted)
 
     @property
     def count(self) -> int:
         return len(self.reps)
 
-    @property
+    @cached_property
     def drawn(self) -> list:
         return self.reps[-1]
 
@@ -32,7 +64,7 @@ class Fold:
 
     @property
     def hi(self) -> int:
-        return self.reps[-1][-1]
+        return self.drawn[-1]
 
     def lines_text(self) -> str:
         if not self.lines:
@@ -63,16 +95,16 @@ def find_folds(trace, order, call_of) -> list:
     # repeats (autotrace/folding.py): read the key from that one, without rebuilding it
     source = getattr(nodes, "template", nodes.__getitem__)
     ids = {}
-    keys = []
+    keys = array("q")
     for c in order:
         n = source(c)
         k = call_of[c]
         key = (n.name, n.line, n.col, n.text, calls[k].module if k is not None else None)
         keys.append(ids.setdefault(key, len(ids)))
-    nxt = [None] * len(keys)
+    nxt = array("q", bytes(8 * len(keys)))     # the next position of the same key, or -1
     last = {}
     for i in range(len(keys) - 1, -1, -1):
-        nxt[i] = last.get(keys[i])
+        nxt[i] = last.get(keys[i], -1)
         last[keys[i]] = i
     folds = []
     i = 0
@@ -97,7 +129,7 @@ def find_folds(trace, order, call_of) -> list:
 
     while i < n_keys:
         j = nxt[i]
-        if j is None:
+        if j < 0:
             i += 1
             continue
         p = j - i
@@ -124,8 +156,7 @@ def find_folds(trace, order, call_of) -> list:
                 skip = 1
                 good = _consistent(nodes, order, st + p, p, r - 1)
             if good >= MIN_FOLD:
-                s0 = st + skip * p
-                reps = [order[s0 + k * p:s0 + (k + 1) * p] for k in range(good)]
+                reps = Reps(order, st + skip * p, p, good)
                 lines = sorted({source(c).line for c in reps[-1] if source(c).line})
                 folds.append(Fold(reps, tuple(lines)))
                 i = floor = st + (skip + good) * p
