@@ -24,11 +24,13 @@ folded (a variable bound to a tensor of an old step) keeps the earlier field val
 from __future__ import annotations
 
 from bisect import bisect_right
+from operator import attrgetter
 
 from .record import NodeRecord, StepRecord
 
 _NODE_FIELDS = ("name", "line", "col", "text", "statement", "shape", "dtype", "var_name", "saved",
                 "is_leaf", "op")
+_node_fields = attrgetter(*_NODE_FIELDS)
 
 
 class NodeList:
@@ -178,8 +180,7 @@ def _node_matches(r: NodeRecord, t: NodeRecord, delta, lo, hi) -> bool:
         return False
     if t.value is not None or t.leaf_value is not None or t.leaf_grad is not None:
         return False
-    for f in _NODE_FIELDS:
-        a, b = getattr(r, f), getattr(t, f)
+    for a, b in zip(_node_fields(r), _node_fields(t)):
         if a is not b and not _same_value(a, b):
             return False
     if not (_same_mapping(r.attrs, t.attrs) and _same_mapping(r.scalars, t.scalars)):
