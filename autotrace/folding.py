@@ -24,11 +24,13 @@ folded (a variable bound to a tensor of an old step) keeps the earlier field val
 from __future__ import annotations
 
 from bisect import bisect_right
+from operator import attrgetter
 
 from .record import NodeRecord, StepRecord
 
 _NODE_FIELDS = ("name", "line", "col", "text", "statement", "shape", "dtype", "var_name", "saved",
                 "is_leaf", "op")
+_node_fields = attrgetter(*_NODE_FIELDS)
 
 
 class NodeList:
@@ -66,6 +68,29 @@ class NodeList:
         items = self._items
         for i, r in enumerate(items):
             yield r if r is not None else self[i]
+
+    def template(self, i):
+        """The stored record that record ``i`` is or repeats: every field but ``id`` and
+        ``inputs`` is record ``i``'s own (do not change it)."""
+        r = self._items[i]
+        if r is None:
+            if i < 0:
+                i += len(self._items)
+            start, _, t0, _ = self._segments[bisect_right(self._starts, i) - 1]
+            r = self._items[t0 + i - start]
+        return r
+
+    def inputs_of(self, i) -> tuple:
+        """``self[i].inputs``, without building a folded record."""
+        r = self._items[i]
+        if r is not None:
+            return r.inputs
+        if i < 0:
+            i += len(self._items)
+        start, _, t0, t1 = self._segments[bisect_right(self._starts, i) - 1]
+        d = start - t0
+        return tuple([(j + d if j is not None and t0 <= j < t1 else j, nr)
+                      for j, nr in self._items[t0 + i - start].inputs])
 
     def real(self, i):
         """The stored record at ``i`` (None where folded)."""
@@ -111,12 +136,16 @@ def _shift(j, delta, lo, hi):
 
 
 def _shifted_node(t: NodeRecord, delta, lo, hi) -> NodeRecord:
-    r = NodeRecord.__new__(NodeRecord)
-    for f in NodeRecord.__slots__:
-        setattr(r, f, getattr(t, f))
+    r = _new_node(NodeRecord)
     r.id = t.id + delta
-    r.inputs = tuple([(_shift(j, delta, lo, hi), nr) for j, nr in t.inputs])
+    r.inputs = tuple([(j + delta if j is not None and lo <= j < hi else j, nr) for j, nr in t.inputs])
+    r.name, r.line, r.col, r.text, r.statement = t.name, t.line, t.col, t.text, t.statement
+    r.shape, r.dtype, r.var_name, r.saved, r.is_leaf, r.op = t.shape, t.dtype, t.var_name, t.saved, t.is_leaf, t.op
+    r.leaf_value, r.leaf_grad, r.value, r.attrs, r.scalars = t.leaf_value, t.leaf_grad, t.value, t.attrs, t.scalars
     return r
+
+
+_new_node = NodeRecord.__new__
 
 
 def _shifted_step(t: StepRecord, delta, lo, hi) -> StepRecord:
@@ -151,8 +180,7 @@ def _node_matches(r: NodeRecord, t: NodeRecord, delta, lo, hi) -> bool:
         return False
     if t.value is not None or t.leaf_value is not None or t.leaf_grad is not None:
         return False
-    for f in _NODE_FIELDS:
-        a, b = getattr(r, f), getattr(t, f)
+    for a, b in zip(_node_fields(r), _node_fields(t)):
         if a is not b and not _same_value(a, b):
             return False
     if not (_same_mapping(r.attrs, t.attrs) and _same_mapping(r.scalars, t.scalars)):

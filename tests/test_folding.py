@@ -121,3 +121,92 @@ def test_counter_in_graph_is_not_folded():
     """``w * i``: the recorded Python number changes every step, so nothing folds."""
     trace = run(LOOPS["counter_in_graph"], "loop.py")
     assert all(trace.nodes.real(i) is not None for i in range(len(trace.nodes)))
+
+
+@pytest.mark.parametrize("name", sorted(LOOPS))
+def test_template_and_inputs_of_read_as_the_rebuilt_record(name):
+    trace = run(LOOPS[name], "loop.py")
+    nodes = trace.nodes
+    for i in range(len(nodes)):
+        n = nodes[i]
+        assert nodes.inputs_of(i) == n.inputs
+        t = nodes.template(i)
+        assert {f: getattr(t, f) for f in t.__slots__ if f not in ("id", "inputs")} == \
+            {f: getattr(n, f) for f in n.__slots__ if f not in ("id", "inputs")}
+    assert nodes.inputs_of(-1) == nodes[-1].inputs
+
+
+@pytest.mark.parametrize("name", ["branch_and_accumulate", "error_midway", "sgd"])   # loops that fold
+def test_console_tree_of_folded_records_is_the_unfolded_ones(monkeypatch, name):
+    """run's grad_fn tree reads folded records through template/inputs_of, never
+    rebuilding one, and draws exactly what it draws from unfolded records."""
+    from autotrace import folding
+    from autotrace.render.console import _output_roots, _Tree
+
+    src = LOOPS[name].replace("range(30)", "range(60)")
+    plain = _unfolded(monkeypatch, src)
+    folded = run(src, "loop.py")
+    assert any(folded.nodes.real(i) is None for i in range(len(folded.nodes)))
+
+    def tree_lines(trace):
+        tree = _Tree(trace, 100, 12)
+        return [tree.lines(v, c) for v, c in _output_roots(trace)], [(f.count, f.lines) for f in tree.folds]
+
+    want = tree_lines(plain)
+    rebuilt = []
+    real_shift = folding._shifted_node
+    monkeypatch.setattr(folding, "_shifted_node", lambda *a: rebuilt.append(a) or real_shift(*a))
+    build = _Tree.__init__
+    counted = {}
+
+    def init(self, trace, width, depth):
+        build(self, trace, width, depth)
+        counted["init"] = len(rebuilt)
+
+    monkeypatch.setattr(_Tree, "__init__", init)
+    got = tree_lines(folded)
+    assert got == want and want[0]
+    assert counted["init"] == 0         # finding the folds rebuilt no record
+
+
+def test_fold_search_is_linear_in_the_loop_length(monkeypatch):
+    """A training loop whose steps each run a 4-sample body and start their sum afresh (a
+    fold per step, the body's keys repeating through the whole trace): the keys read grow
+    like the number of steps, not its square."""
+    from types import SimpleNamespace as NS
+
+    from autotrace.render import folds
+
+    reads = [0]
+
+    class Counted(list):
+        def __getitem__(self, i):
+            reads[0] += 1
+            return list.__getitem__(self, i)
+
+    def counted_array(typecode, init=()):
+        return Counted([0] * (len(init) // 8) if isinstance(init, bytes) else init)
+
+    monkeypatch.setattr(folds, "array", counted_array)
+
+    def search(steps, samples=4, period=10):
+        nodes = []
+        for _ in range(steps):
+            for s in range(samples):
+                for o in range(period):
+                    c = len(nodes)
+                    if o:
+                        ins = ((c - 1, 0),)
+                    else:   # the running sum: carried from the previous sample, fresh each step
+                        ins = ((c - period, 0),) if s else ((None, 0),)
+                    nodes.append(NS(id=c, name=f"Op{o % 3}", line=o + 1, col=0, text=None, inputs=ins,
+                                    is_leaf=False))
+        trace = NS(nodes=nodes, module_calls=[])
+        reads[0] = 0
+        found = folds.find_folds(trace, list(range(len(nodes))), [None] * len(nodes))
+        assert [f.count for f in found] == [samples] * steps
+        assert found[1].reps[0] == list(range(samples * period, samples * period + period))
+        return reads[0]
+
+    small, large = search(25), search(200)
+    assert large < 8 * small * 1.5          # 8x the steps: about 8x the reads (64x before)

@@ -12,6 +12,9 @@ one op, are shown once and say what was folded.
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_left, bisect_right
+
 from ..messages import text as _t
 from ..trace import Trace
 from .notation import WHOLE, array_text, non_finite, shape_text, summary_text
@@ -105,16 +108,16 @@ def _value_table(tensors):
 
 def _output_roots(trace: Trace):
     """Variables whose grad_fn no other recorded node points at: the graph's outputs."""
-    used = set()
-    for n in trace.nodes:
-        for i, _ in n.inputs:
-            if i is not None:
-                used.add(i)
-    roots = []
-    for v in trace.variables.values():
-        if v.kind == "tensor" and v.grad_fn is not None and v.node is not None and v.node not in used:
-            roots.append((v.name, v.node))
-    return roots
+    nodes = trace.nodes
+    inputs_of = getattr(nodes, "inputs_of", None) or (lambda c: nodes[c].inputs)
+    named = [(v.name, v.node) for v in trace.variables.values()
+             if v.kind == "tensor" and v.grad_fn is not None and v.node is not None]
+    unconsumed = {c for _, c in named}
+    for c in range(len(nodes)):
+        for i, _ in inputs_of(c):
+            if i in unconsumed:
+                unconsumed.discard(i)
+    return [(name, c) for name, c in named if c in unconsumed]
 
 
 class _Tree:
@@ -129,20 +132,20 @@ class _Tree:
         self.depth = max(1, min(depth, (self.width - NOTE_ROOM) // 4))
         self.asked_depth = depth
         nodes = trace.nodes
-        self.height = [0] * len(nodes)          # longest path of inputs below each node
-        for n in nodes:
+        source = getattr(nodes, "template", nodes.__getitem__)   # all fields but id and inputs
+        inputs_of = getattr(nodes, "inputs_of", None) or (lambda c: nodes[c].inputs)
+        height = self.height = array("q", bytes(8 * len(nodes)))  # longest path of inputs below each node
+        order = array("q")
+        for c in range(len(nodes)):
             h = 0
-            for i, _ in n.inputs:
-                if i is not None and i < n.id:
-                    h = max(h, self.height[i] + 1)
-            self.height[n.id] = h
-        order = [n.id for n in nodes if not n.is_leaf]
+            for i, _ in inputs_of(c):
+                if i is not None and i < c and height[i] >= h:
+                    h = height[i] + 1
+            height[c] = h
+            if not source(c).is_leaf:
+                order.append(c)
         self.folds = find_folds(trace, order, innermost_calls(trace))
-        self.fold_of = {}
-        for fi, f in enumerate(self.folds):
-            for k, rep in enumerate(f.reps):
-                for c in rep:
-                    self.fold_of[c] = (fi, k)
+        self.fold_of = _FoldIndex(order, self.folds)
 
     def _label(self, c, room):
         """The node's label cut to ``room`` columns: the name part whole, the source
@@ -269,6 +272,32 @@ class _Tree:
                 break
             run.append(i)
         return run
+
+
+class _FoldIndex:
+    """``get(c)``: (index of the fold, repetition) of node ``c``, or None when ``c`` is in
+    no folded loop body; ``c in index``. Looked up in ``order``, the ascending ids the
+    folds were found among, instead of a table entry per node."""
+
+    def __init__(self, order, folds):
+        self.order = order
+        self.starts = [f.reps.start for f in folds]
+        self.folds = folds
+
+    def get(self, c):
+        order = self.order
+        pos = bisect_left(order, c)
+        if pos == len(order) or order[pos] != c:
+            return None
+        fi = bisect_right(self.starts, pos) - 1
+        if fi < 0:
+            return None
+        reps = self.folds[fi].reps
+        k = (pos - reps.start) // reps.period
+        return (fi, k) if k < reps.count else None
+
+    def __contains__(self, c):
+        return self.get(c) is not None
 
 
 def _fit(head: str, tail: str, room: int) -> str:

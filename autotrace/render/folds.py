@@ -5,9 +5,41 @@ marked ``×30``; ``run``'s grad_fn tree shows one and says how many it folded.""
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 MIN_FOLD = 3            # a loop body is folded when it ran at least this many times
+
+
+class Reps(Sequence):
+    """The repetitions of a loop body, ``count`` runs of ``period`` node ids back to back
+    from position ``start`` of ``order``; ``reps[k]`` is a list, built when asked for."""
+
+    __slots__ = ("order", "start", "period", "count")
+
+    def __init__(self, order, start: int, period: int, count: int):
+        self.order, self.start, self.period, self.count = order, start, period, count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(self.count))]
+        if k < 0:
+            k += self.count
+        if not 0 <= k < self.count:
+            raise IndexError(k)
+        a = self.start + k * self.period
+        return list(self.order[a:a + self.period])
+
+    def __eq__(self, other):
+        return list(self) == list(other) if isinstance(other, Sequence) else NotImplemented
+
+    def __repr__(self):
+        return repr(list(self))
 
 
 @dataclass
@@ -15,14 +47,14 @@ class Fold:
     """A loop body the script ran ``count`` times: ``reps[k]`` are the node ids of
     repetition k (creation order, all of one length); the last repetition is drawn."""
 
-    reps: list
+    reps: Sequence
     lines: tuple = ()       # the script lines the body's nodes come from (sorted)
 
     @property
     def count(self) -> int:
         return len(self.reps)
 
-    @property
+    @cached_property
     def drawn(self) -> list:
         return self.reps[-1]
 
@@ -32,7 +64,7 @@ class Fold:
 
     @property
     def hi(self) -> int:
-        return self.reps[-1][-1]
+        return self.drawn[-1]
 
     def lines_text(self) -> str:
         if not self.lines:
@@ -59,31 +91,45 @@ def find_folds(trace, order, call_of) -> list:
     outside nodes elsewhere)."""
     nodes = trace.nodes
     calls = trace.module_calls
-    keys = []
+    # a repeated node record shares every field but its id and inputs with the record it
+    # repeats (autotrace/folding.py): read the key from that one, without rebuilding it
+    source = getattr(nodes, "template", nodes.__getitem__)
+    ids = {}
+    keys = array("q")
     for c in order:
-        n = nodes[c]
+        n = source(c)
         k = call_of[c]
-        keys.append((n.name, n.line, n.col, n.text, calls[k].module if k is not None else None))
-    nxt = [None] * len(keys)
+        key = (n.name, n.line, n.col, n.text, calls[k].module if k is not None else None)
+        keys.append(ids.setdefault(key, len(ids)))
+    nxt = array("q", bytes(8 * len(keys)))     # the next position of the same key, or -1
     last = {}
     for i in range(len(keys) - 1, -1, -1):
-        nxt[i] = last.get(keys[i])
+        nxt[i] = last.get(keys[i], -1)
         last[keys[i]] = i
     folds = []
     i = 0
     n_keys = len(keys)
     floor = 0                   # the end of the last fold: a new one starts at or after it
+    runs = {}                   # p -> (a, b): keys[q] == keys[q + p] for a <= q < b, not at b
 
     def repeats(st, p):
-        body = keys[st:st + p]
-        r = 1
-        while keys[st + r * p:st + (r + 1) * p] == body:
-            r += 1
-        return r
+        """How many times keys[st:st + p] occurs back to back from st."""
+        got = runs.get(p)
+        if got is not None and got[0] <= st <= got[1]:
+            end = got[1]
+        else:
+            end, lim = st, n_keys - p
+            while end < lim and keys[end] == keys[end + p]:
+                end += 1
+                if got is not None and end == got[0]:
+                    end = got[1]
+                    break
+            runs[p] = (st, end)
+        return 1 + (end - st) // p
 
     while i < n_keys:
         j = nxt[i]
-        if j is None:
+        if j < 0:
             i += 1
             continue
         p = j - i
@@ -104,15 +150,14 @@ def find_folds(trace, order, call_of) -> list:
                 if best is None or cand > best[0]:
                     best = (cand, st, rr)
             _, st, r = best
-            reps = [order[st + k * p:st + (k + 1) * p] for k in range(r)]
-            good = _consistent(nodes, reps)
             skip = 0
-            if good < MIN_FOLD and len(reps) > MIN_FOLD:
-                good = _consistent(nodes, reps[1:])
+            good = _consistent(nodes, order, st, p, r)
+            if good < MIN_FOLD and r > MIN_FOLD:
                 skip = 1
+                good = _consistent(nodes, order, st + p, p, r - 1)
             if good >= MIN_FOLD:
-                reps = reps[skip:skip + good]
-                lines = sorted({nodes[c].line for c in reps[-1] if nodes[c].line})
+                reps = Reps(order, st + skip * p, p, good)
+                lines = sorted({source(c).line for c in reps[-1] if source(c).line})
                 folds.append(Fold(reps, tuple(lines)))
                 i = floor = st + (skip + good) * p
                 continue
@@ -140,17 +185,19 @@ def _boundary_ok(trace, order, call_of, st, end) -> bool:
 def _signature(nodes, rep, prev):
     pos = {c: o for o, c in enumerate(rep)}
     ppos = {c: o for o, c in enumerate(prev)} if prev else {}
+    source = getattr(nodes, "template", nodes.__getitem__)   # all fields but id and inputs
+    inputs_of = getattr(nodes, "inputs_of", None) or (lambda c: nodes[c].inputs)
     sig = []
     for c in rep:
         s = []
-        for i, nr in nodes[c].inputs:
+        for i, nr in inputs_of(c):
             if i is None:
                 s.append(("N",))
             elif i in pos:
                 s.append(("i", pos[i], nr))
             elif i in ppos:
                 s.append(("p", ppos[i], nr))
-            elif nodes[i].is_leaf:
+            elif source(i).is_leaf:
                 s.append(("L",))
             else:
                 s.append(("e",))
@@ -158,17 +205,27 @@ def _signature(nodes, rep, prev):
     return sig
 
 
-def _consistent(nodes, reps) -> int:
-    """How many leading repetitions are wired alike (the first may differ where the later
-    ones take the carried state: it starts from an initial value)."""
-    if len(reps) < 2:
-        return len(reps)
-    base = _signature(nodes, reps[1], reps[0])
-    first = _signature(nodes, reps[0], None)
+def _consistent(nodes, order, st, p, count) -> int:
+    """How many leading repetitions of the ``count`` ones of length ``p`` from position
+    ``st`` of ``order`` are wired alike (the first may differ where the later ones take
+    the carried state: it starts from an initial value)."""
+    if count < 2:
+        return count
+
+    def rep(k):
+        return order[st + k * p:st + (k + 1) * p]
+
+    base = _signature(nodes, rep(1), rep(0))
+    first = _signature(nodes, rep(0), None)
     for a, b in zip(first, base):
         if len(a) != len(b) or any(x != y and y[0] != "p" for x, y in zip(a, b)):
             return 1
     k = 2
-    while k < len(reps) and _signature(nodes, reps[k], reps[k - 1]) == base:
+    prev = rep(1)
+    while k < count:
+        cur = rep(k)
+        if _signature(nodes, cur, prev) != base:
+            break
+        prev = cur
         k += 1
     return k
