@@ -110,7 +110,7 @@ LAZY_INIT = ("calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "on
              "orthogonal_", "_calculate_fan_in_and_fan_out")
 LAZY_SCHEDULERS = ("LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
                    "OneCycleLR", "ReduceLROnPlateau", "_LRScheduler")
-LAZY_DATA = ("Dataset", "TensorDataset", "Subset", "DataLoader", "random_split", "default_collate")
+LAZY_DATA = ("Dataset", "TensorDataset", "Subset", "DataLoader", "random_split", "default_collate", "default_convert")
 
 
 def _lazy(module: str, names) -> dict:

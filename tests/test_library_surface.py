@@ -1,0 +1,57 @@
+"""Library surface real scripts use: script Dataset subclasses with DataLoader, and the
+guards around them (internals refused, sizes bounded before allocation, no hang)."""
+
+from __future__ import annotations
+
+import pytest
+
+from autotrace import runner
+
+DS = """import torch
+from torch.utils.data import Dataset, DataLoader
+class D(Dataset):
+    def __init__(self, n):
+        self.n = n
+    def __len__(self):
+        return self.n
+    def __getitem__(self, i):
+        return torch.tensor([float(i)]), i % 2
+"""
+
+
+def test_dataset_subclass_batches():
+    t = runner.run(DS + "dl = DataLoader(D(5), batch_size=2)\n"
+                   "print([(x.view(-1).tolist(), y.tolist()) for x, y in dl], len(dl), isinstance(D(1), Dataset))\n",
+                   "ok.py")
+    assert t.error is None, t.error
+    assert t.stdout == "[([0.0, 1.0], [0, 1]), ([2.0, 3.0], [0, 1]), ([4.0], [0])] 3 True\n"
+
+
+def test_batch_size_none_converts_tuples_to_lists():
+    t = runner.run(DS + "print(next(iter(DataLoader(D(2), batch_size=None))))\n", "ok.py")
+    assert t.error is None, t.error
+    assert t.stdout == "[tensor([0.]), 0]\n"
+
+
+HOSTILE = [
+    # a shuffled loader over a dataset claiming 10**12 samples: refused before any allocation
+    (DS + "for b in DataLoader(D(10**12), batch_size=4, shuffle=True):\n    pass\n", "LimitError",
+     "over the limit"),
+    # __len__ must be a non-negative int, as in Python
+    (DS + "class E(D):\n    def __len__(self):\n        return -1\nprint(len(DataLoader(E(1))))\n", "ValueError",
+     "__len__() should return >= 0"),
+    # a __getitem__ that recurses forever ends at the recursion limit
+    (DS + "class F(D):\n    def __getitem__(self, i):\n        return self[i]\nnext(iter(DataLoader(F(3))))\n",
+     None, None),
+    # the base class's internals stay hidden
+    (DS + "x = D(1)._sdict\n", "AttributeError", "_sdict"),
+]
+
+
+@pytest.mark.parametrize("src,etype,message", HOSTILE)
+def test_dataset_hostile(src, etype, message):
+    t = runner.run(src, "h.py")
+    assert t.error is not None
+    if etype is not None:
+        assert t.error["type"] == etype, t.error
+        assert message in t.error["message"]
