@@ -55,3 +55,29 @@ def test_dataset_hostile(src, etype, message):
     if etype is not None:
         assert t.error["type"] == etype, t.error
         assert message in t.error["message"]
+
+
+def test_stride_and_range_index():
+    # values printed by torch 2.13 for the same lines
+    src = """import torch
+a = torch.arange(24.).view(2, 3, 4)
+print(a.stride(), a.stride(-1), a.transpose(0, 2).stride(), a[..., ::2].stride(), a.expand(2, 2, 3, 4).stride())
+x = torch.arange(12.).view(3, 4)
+x[range(2), 0] = -1
+print(x[range(3), [0, 1, 2]], x[:, range(0, 4, 2)].shape)
+"""
+    t = runner.run(src, "ok.py")
+    assert t.error is None, t.error
+    assert t.stdout == ("(12, 4, 1) 1 (1, 4, 12) (12, 4, 2) (0, 12, 4, 1)\n"
+                        "tensor([-1.,  5., 10.]) torch.Size([3, 2])\n")
+
+
+@pytest.mark.parametrize("src,etype", [
+    ("x = torch.ones(3)[range(10**12)]", "LimitError"),
+    ("x = torch.ones(3)\nx[range(2**62), 0] = 1", "LimitError"),
+    ("x = torch.ones(3)[range(5)]", "IndexError"),
+    ("s = torch.tensor(1.).stride(0)", "IndexError"),
+])
+def test_range_index_and_stride_hostile(src, etype):
+    t = runner.run("import torch\n" + src + "\n", "h.py")
+    assert t.error is not None and t.error["type"] == etype, t.error
