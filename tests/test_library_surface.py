@@ -81,3 +81,37 @@ print(x[range(3), [0, 1, 2]], x[:, range(0, 4, 2)].shape)
 def test_range_index_and_stride_hostile(src, etype):
     t = runner.run("import torch\n" + src + "\n", "h.py")
     assert t.error is not None and t.error["type"] == etype, t.error
+
+
+# torch 2.13's errors for the index writes (checked against torch)
+PUT_ERRORS = [
+    ("torch.zeros(3, 2).index_copy(0, torch.tensor([0, 5]), torch.ones(2, 2))", "IndexError",
+     "index_copy_(): index 5 is out of bounds for dimension 0 with size 3"),
+    ("torch.zeros(3, 2).index_copy(0, torch.tensor([[0, 1]]), torch.ones(2, 2))", "IndexError",
+     "index_copy_(): Index should have dimension 1 or 0 (got 2)"),
+    ("torch.zeros(3, 2, 4).index_copy(1, torch.tensor([0]), torch.ones(3, 1, 5))", "RuntimeError",
+     "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: 3 4 at "
+     "dimension 1 and source slice shape: 3 5 at dimension 0."),
+    ("torch.zeros(3).put_(torch.tensor([0, 1]), torch.tensor([1.]))", "IndexError",
+     "put_(): Expected source and index to have the same number of elements, but got source.numel() = 1, "
+     "index.numel() = 2"),
+    ("torch.zeros(3).put(torch.tensor([-4]), torch.tensor([1.]))", "IndexError",
+     "out of range: tried to access index -4 on a tensor of 3 elements."),
+    ("torch.zeros(3, 2).index_put_((torch.tensor([0, 1]),), torch.ones(3))", "RuntimeError",
+     "shape mismatch: value tensor of shape [3] cannot be broadcast to indexing result of shape [2, 2]"),
+    ("torch.zeros(3, 2).index_put_((None, torch.tensor([1])), torch.tensor(7.))", "TypeError",
+     "expected Tensor as element 0 in argument 0, but got NoneType"),
+    ("torch.zeros(3, 2).index_put_(torch.tensor([0]), torch.tensor(7.))", "TypeError",
+     "index_put_(): argument 'indices' (position 1) must be tuple of Tensors, not Tensor"),
+    ("torch.zeros(3, 2).index_put_((torch.tensor([0]),) * 3, torch.tensor(7.))", "IndexError",
+     "too many indices for tensor of dimension 2 (got 3)"),
+    ("torch.zeros(3, requires_grad=True).put_(torch.tensor([0]), torch.tensor([1.]))", "RuntimeError",
+     "a leaf Variable that requires grad is being used in an in-place operation."),
+]
+
+
+@pytest.mark.parametrize("src,etype,message", PUT_ERRORS)
+def test_index_write_errors(src, etype, message):
+    t = runner.run("import torch\nr = " + src + "\n", "e.py")
+    assert t.error is not None and t.error["type"] == etype, t.error
+    assert t.error["message"] == message

@@ -370,6 +370,17 @@ spec("scatter_reduce", shapes=fixed_shapes((3, 4), (3, 2)), domains=(NZ, NZ), gr
 spec("index_add", shapes=fixed_shapes((4, 3), (3, 3)), domains=(ANY, ANY))(
     lambda L, a, b: a.index_add(0, L.tensor(np.array([1, 3, 1]), False), b, alpha=2))
 spec("index_fill", shapes=fixed_shapes((4, 3)))(lambda L, a: a.index_fill(1, L.tensor(np.array([2, 0]), False), -1.0))
+spec("index_put", shapes=fixed_shapes((4, 3), (2, 3)), domains=(ANY, ANY))(
+    lambda L, a, b: (L.t.index_put(a, (L.tensor(np.array([2, 0]), False),), b),
+                     (a * 1).index_put_((L.tensor(np.array([1, 3, 1]), False), L.tensor(np.array([0, 2, 0]), False)),
+                                        b[0], accumulate=True),
+                     a.index_put((L.tensor(np.array([True, False, True, False]), False),), b[1])))
+spec("put", shapes=fixed_shapes((3, 4), (2, 2)), domains=(ANY, ANY))(
+    lambda L, a, b: (a.put(L.tensor(np.array([[5, -1], [0, 6]]), False), b),
+                     (a * 1).put_(L.tensor(np.array([[5, -1], [0, 5]]), False), b, accumulate=True)))
+spec("index_copy", shapes=fixed_shapes((3, 4), (3, 2)), domains=(ANY, ANY))(
+    lambda L, a, b: (a.index_copy(1, L.tensor(np.array([3, 0]), False), b),
+                     L.t.index_copy(a, 0, L.tensor(np.array([2]), False), b.reshape(1, 6)[:, :4])))
 spec("masked_select", shapes=fixed_shapes((3, 4)), domains=(NZ,))(lambda L, a: a.masked_select(a > 0))
 spec("masked_scatter", shapes=fixed_shapes((3, 4), (13,)), domains=(NZ, ANY))(
     lambda L, a, b: a.masked_scatter(a > 0, b))
