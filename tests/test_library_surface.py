@@ -115,3 +115,41 @@ def test_index_write_errors(src, etype, message):
     t = runner.run("import torch\nr = " + src + "\n", "e.py")
     assert t.error is not None and t.error["type"] == etype, t.error
     assert t.error["message"] == message
+
+
+def test_unique_bincount_nodes_and_errors():
+    # torch 2.13 prints the same lines
+    src = """import torch
+x = torch.tensor([[1., 2.], [1., 2.]], requires_grad=True)
+u, inv, cnt = torch.unique(x, return_inverse=True, return_counts=True)
+print(u, inv, cnt)
+print(torch.unique(x, dim=0).grad_fn.name(), torch.unique_consecutive(x).grad_fn.name())
+try:
+    u.sum().backward()
+except NotImplementedError as e:
+    print(e)
+b = torch.bincount(torch.tensor([0, 1, 1, 1]), weights=x.view(-1))
+print(b, torch.bincount(torch.tensor([2, 0]), minlength=4))
+try:
+    b.sum().backward()
+except RuntimeError as e:
+    print(e)
+"""
+    t = runner.run(src, "ok.py")
+    assert t.error is None, t.error
+    assert t.stdout == ("tensor([1., 2.], grad_fn=<Unique2Backward0>) tensor([[0, 1],\n        [0, 1]]) tensor([2, 2])\n"
+                        "UniqueDimBackward0 UniqueConsecutiveBackward0\n"
+                        "the derivative for '_unique2' is not implemented.\n"
+                        "tensor([1., 5.], grad_fn=<NotImplemented>) tensor([1, 0, 1, 0])\n"
+                        "derivative for aten::bincount is not implemented\n")
+
+
+@pytest.mark.parametrize("src,etype", [
+    ("b = torch.bincount(torch.tensor([10**12]))", "LimitError"),
+    ("b = torch.bincount(torch.tensor([1]), minlength=10**12)", "LimitError"),
+    ("b = torch.bincount(torch.tensor([1.5]))", "NotImplementedError"),
+    ("b = torch.unique(torch.ones(2), dim=3)", "IndexError"),
+])
+def test_counting_hostile(src, etype):
+    t = runner.run("import torch\n" + src + "\n", "h.py")
+    assert t.error is not None and t.error["type"] == etype, t.error

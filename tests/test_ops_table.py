@@ -381,6 +381,15 @@ spec("put", shapes=fixed_shapes((3, 4), (2, 2)), domains=(ANY, ANY))(
 spec("index_copy", shapes=fixed_shapes((3, 4), (3, 2)), domains=(ANY, ANY))(
     lambda L, a, b: (a.index_copy(1, L.tensor(np.array([3, 0]), False), b),
                      L.t.index_copy(a, 0, L.tensor(np.array([2]), False), b.reshape(1, 6)[:, :4])))
+# no derivative in torch: values, dtypes and the node names are compared (backward raises in both)
+spec("unique", shapes=fixed_shapes((3, 4)), grads=(False,), nondiff=True, gradcheck=False)(
+    lambda L, a: L.t.unique(a.round(), return_inverse=True, return_counts=True))
+spec("unique_dim", shapes=fixed_shapes((4, 2)), grads=(False,), nondiff=True, gradcheck=False)(
+    lambda L, a: (a > 0).float().unique(dim=0, return_inverse=True, return_counts=True))
+spec("unique_consecutive", shapes=fixed_shapes((6,)), grads=(False,), nondiff=True, gradcheck=False)(
+    lambda L, a: L.t.unique_consecutive((a > 0).float(), return_counts=True))
+spec("bincount_not_implemented", shapes=fixed_shapes((5,)), grads=(False,), nondiff=True, gradcheck=False)(
+    lambda L, a: L.t.bincount(L.tensor(np.array([3, 0, 3, 1, 0]), False), weights=a, minlength=6))
 spec("masked_select", shapes=fixed_shapes((3, 4)), domains=(NZ,))(lambda L, a: a.masked_select(a > 0))
 spec("masked_scatter", shapes=fixed_shapes((3, 4), (13,)), domains=(NZ, ANY))(
     lambda L, a, b: a.masked_scatter(a > 0, b))
