@@ -390,6 +390,14 @@ spec("unique_consecutive", shapes=fixed_shapes((6,)), grads=(False,), nondiff=Tr
     lambda L, a: L.t.unique_consecutive((a > 0).float(), return_counts=True))
 spec("bincount_not_implemented", shapes=fixed_shapes((5,)), grads=(False,), nondiff=True, gradcheck=False)(
     lambda L, a: L.t.bincount(L.tensor(np.array([3, 0, 3, 1, 0]), False), weights=a, minlength=6))
+
+
+def _batch_first_rnn(L, a):
+    L.t.manual_seed(0)
+    return L.t.nn.RNN(2, 2, batch_first=True, bidirectional=True).double()(a.double())[0].to(a.dtype)
+
+
+spec("transpose_batch_first", shapes=fixed_shapes((2, 3, 2)))(_batch_first_rnn)
 spec("masked_select", shapes=fixed_shapes((3, 4)), domains=(NZ,))(lambda L, a: a.masked_select(a > 0))
 spec("masked_scatter", shapes=fixed_shapes((3, 4), (13,)), domains=(NZ, ANY))(
     lambda L, a, b: a.masked_scatter(a > 0, b))
