@@ -413,15 +413,41 @@ def _einsum_spec(eq):
 
 
 spec("sort", shapes=at_least(1))(lambda L, a: (_spread(L, a).sort(-1)[0], _spread(L, a).sort(0, descending=True).values))
-# torch picks among tied values by quickselect order: the inputs here have no ties
+# tied values: test_tie_indices_against_torch
 spec("topk", shapes=fixed_shapes((3, 5)))(
     lambda L, a: (_spread(L, a).topk(2)[0], _spread(L, a).topk(2, 0, largest=False).values))
 spec("kthvalue", shapes=fixed_shapes((3, 5)))(
     lambda L, a: (_spread(L, a).kthvalue(2)[0], _spread(L, a).kthvalue(3, 0, keepdim=True).values))
 spec("median", shapes=unary())(lambda L, a: a.median())
 spec("median_dim", shapes=fixed_shapes((3, 4)))(lambda L, a: _spread(L, a).median(-1)[0])
+spec("mode", shapes=fixed_shapes((3, 5)))(lambda L, a: (a.round().mode()[0], L.t.mode(_spread(L, a), 0).values))
 spec("cummax", shapes=at_least(1), gradgrad=False)(lambda L, a: a.cummax(-1)[0])
 spec("cummin", shapes=at_least(1), gradgrad=False)(lambda L, a: L.t.cummin(_spread(L, a), 0).values)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_tie_indices_against_torch(data):
+    """topk / kthvalue / median / mode on inputs full of ties (and some NaN): torch's CPU
+    kernels are not stable, the indices they pick among ties must be the same."""
+    n = data.draw(st.sampled_from([1, 2, 3, 5, 8, 16, 17, 31, 64, 65, 130]))
+    rows = data.draw(st.integers(1, 3))
+    high = data.draw(st.sampled_from([1, 2, 4, 40]))
+    arr = np.array(data.draw(st.lists(st.integers(0, high), min_size=rows * n, max_size=rows * n)),
+                   dtype=np.float32).reshape(rows, n)
+    if data.draw(st.booleans()) and n > 1:
+        arr[0, data.draw(st.integers(0, n - 1))] = np.nan
+    k = data.draw(st.integers(1, n))
+    t, o = TORCH.tensor(arr, False), OURS.tensor(arr, False)
+    ti, oi = TORCH.tensor(np.nan_to_num(arr, nan=3).astype(np.int64), False), \
+        OURS.tensor(np.nan_to_num(arr, nan=3).astype(np.int64), False)
+    pairs = [(t.topk(k, largest=lg, sorted=sr), o.topk(k, largest=lg, sorted=sr))
+             for lg in (True, False) for sr in (True, False)]
+    pairs += [(t.kthvalue(k), o.kthvalue(k)), (t.median(1), o.median(1)), (ti.mode(1), oi.mode(1)),
+              (ti.t().mode(0), oi.t().mode(0))]
+    for tr, ours in pairs:
+        for a, b in zip(_as_tuple(tr), _as_tuple(ours)):
+            np.testing.assert_array_equal(_np(b), _np(a))
 
 
 def test_sorting_predicates_against_torch():
