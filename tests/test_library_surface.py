@@ -153,3 +153,28 @@ except RuntimeError as e:
 def test_counting_hostile(src, etype):
     t = runner.run("import torch\n" + src + "\n", "h.py")
     assert t.error is not None and t.error["type"] == etype, t.error
+
+
+@pytest.mark.parametrize("src", [
+    "m = torch.tensor([[1., 2]]).max(1)._make", "m = torch.tensor([1., 2]).aminmax()._asdict()",
+    "m = torch.tensor([1, 2]).mode()._fields", "m = torch.tensor([[1., 2]]).min(1).__class__.__bases__",
+])
+def test_return_types_internals_refused(src):
+    t = runner.run("import torch\n" + src + "\n", "h.py")
+    assert t.error is not None and t.error["type"] == "AttributeError", t.error
+
+
+def test_return_type_names_and_margin_ranking():
+    # torch 2.13 prints the same lines
+    src = """import torch
+r = torch.tensor([[1., 5.], [4., 4.]]).max(1)
+print(type(r).__name__, type(torch.tensor([3, 1, 3]).mode()).__name__, torch.aminmax(torch.tensor([3, -1])))
+a = torch.tensor([0.5, 0.2], requires_grad=True)
+o = torch.nn.MarginRankingLoss(margin=0.5)(a, torch.tensor([0.1, 0.4]), torch.tensor([1., -1.]))
+o.backward()
+print(o, a.grad, o.grad_fn.next_functions[0][0].next_functions[0][0].name())
+"""
+    t = runner.run(src, "ok.py")
+    assert t.error is None, t.error
+    assert t.stdout == ("max mode torch.return_types.aminmax(\nmin=tensor(-1),\nmax=tensor(3))\n"
+                        "tensor(0.2000, grad_fn=<MeanBackward0>) tensor([-0.5000,  0.5000]) AddBackward1\n")

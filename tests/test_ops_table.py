@@ -398,6 +398,10 @@ def _batch_first_rnn(L, a):
 
 
 spec("transpose_batch_first", shapes=fixed_shapes((2, 3, 2)))(_batch_first_rnn)
+spec("add_scalar", shapes=fixed_shapes((3,), (3,)), domains=(ANY, ANY))(
+    lambda L, a, b: (L.F.margin_ranking_loss(a, b, L.tensor(np.array([1.0, -1.0, 1.0], dtype=np.float32), False),
+                                             margin=0.3, reduction="none") + 0,
+                     L.t.nn.MarginRankingLoss(margin=-0.2, reduction="sum")(a, b, L.tensor(np.ones(3, np.float32), False))))
 spec("masked_select", shapes=fixed_shapes((3, 4)), domains=(NZ,))(lambda L, a: a.masked_select(a > 0))
 spec("masked_scatter", shapes=fixed_shapes((3, 4), (13,)), domains=(NZ, ANY))(
     lambda L, a, b: a.masked_scatter(a > 0, b))
@@ -421,6 +425,9 @@ spec("kthvalue", shapes=fixed_shapes((3, 5)))(
 spec("median", shapes=unary())(lambda L, a: a.median())
 spec("median_dim", shapes=fixed_shapes((3, 4)))(lambda L, a: _spread(L, a).median(-1)[0])
 spec("mode", shapes=fixed_shapes((3, 5)))(lambda L, a: (a.round().mode()[0], L.t.mode(_spread(L, a), 0).values))
+spec("aminmax", shapes=fixed_shapes((3, 4)), gradgrad=False)(
+    lambda L, a: (L.t.aminmax(_spread(L, a)).min, _spread(L, a).aminmax(dim=1)[1],
+                  a.round().aminmax(dim=0, keepdim=True).max))
 spec("cummax", shapes=at_least(1), gradgrad=False)(lambda L, a: a.cummax(-1)[0])
 spec("cummin", shapes=at_least(1), gradgrad=False)(lambda L, a: L.t.cummin(_spread(L, a), 0).values)
 

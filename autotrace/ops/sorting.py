@@ -227,6 +227,57 @@ def median(input, dim=None, keepdim=False):
                  _median_ret)
 
 
+_aminmax_ret = namedtuple("aminmax", ["min", "max"])
+_aminmax_ret._script_attrs = frozenset({"min", "max"})
+_aminmax_ret.__module__ = "torch.return_types"
+_aminmax_ret.__repr__ = _aminmax_ret.__str__ = \
+    lambda self: f"torch.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"
+
+
+@op("aminmax", "AminmaxBackward0", ("self",),
+    vjp={"self": "grad_min spread evenly over the minima + grad_max spread evenly over the maxima"},
+    local={"self": "1/k at each of the k minimal (maximal) elements"})
+def AMINMAX(ctx, grads):
+    x = ctx.self
+    out = None
+    for g, v in zip(grads, (ctx.result0, ctx.result1)):
+        if g is None:
+            continue
+        if ctx.dim is not None and not ctx.keepdim:
+            g, v = g.unsqueeze(ctx.dim), v.unsqueeze(ctx.dim)
+        mask = (x == v).to(g.dtype)
+        count = mask.sum() if ctx.dim is None else mask.sum(ctx.dim, keepdim=True)
+        part = mask * (g / count)
+        out = part if out is None else out + part
+    return (out,)
+
+
+@export(torch=("aminmax",), tensor=("aminmax",))
+def aminmax(input, *, dim=None, keepdim=False):
+    """(min, max) of all elements, or along ``dim`` (AminmaxBackward0: each gradient is
+    shared evenly among the tied extremes, as amin/amax)."""
+    x = input._data
+    d = None if dim is None else wrap_dim(dim, max(x.ndim, 1))
+    if x.size == 0 or (d is not None and x.ndim and x.shape[d] == 0):
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                           "identity.")
+    if d is None:
+        lo, hi = np.min(x), np.max(x)
+        if keepdim:
+            lo, hi = np.full((1,) * x.ndim, lo), np.full((1,) * x.ndim, hi)
+    else:
+        xx = x if x.ndim else x.reshape(1)
+        lo, hi = np.min(xx, axis=d, keepdims=keepdim), np.max(xx, axis=d, keepdims=keepdim)
+        if not x.ndim:
+            lo, hi = lo.reshape(()), hi.reshape(())
+    mn, mx = make_multi(AMINMAX, [np.asarray(lo, dtype=x.dtype), np.asarray(hi, dtype=x.dtype)], (input,),
+                        save={"self": input}, attrs={"dim": d if x.ndim else None, "keepdim": keepdim})
+    node = mn.grad_fn
+    if node is not None:
+        node.attrs["result0"], node.attrs["result1"] = mn.detach(), mx.detach()
+    return _aminmax_ret(mn, mx)
+
+
 @export(torch=("mode",), tensor=("mode",))
 def mode(input, dim=-1, keepdim=False):
     """The most frequent value along ``dim`` (the smallest among equally frequent ones)

@@ -317,13 +317,24 @@ class KLDivLoss(_Loss):
         object.__setattr__(self, "log_target", log_target)
 
 
+class MarginRankingLoss(_Loss):
+    """``F.margin_ranking_loss(input1, input2, target, margin, reduction=...)``."""
+    _keys = (("margin", 0.0),)
+
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction, margin=margin)
+
+    def forward(self, input1, input2, target):
+        return F["margin_ranking_loss"](input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
 MEMBERS = {c.__name__: c for c in (
     Sequential, Identity, ReLU, Tanh, Sigmoid, LeakyReLU, GELU, Softmax, LogSoftmax, Dropout, Flatten,
     MSELoss, L1Loss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss, ELU, SiLU, Softplus, Hardtanh,
-    ReLU6, SmoothL1Loss, HuberLoss, KLDivLoss)}
+    ReLU6, SmoothL1Loss, HuberLoss, KLDivLoss, MarginRankingLoss)}
 
 for _c in MEMBERS.values():
     _c._script_attrs = _c._script_attrs | {"p", "inplace", "dim", "negative_slope", "approximate",
                                            "start_dim", "end_dim", "reduction", "weight", "ignore_index",
                                            "label_smoothing", "pos_weight", "alpha", "beta", "threshold",
-                                           "min_val", "max_val", "delta", "log_target"}
+                                           "min_val", "max_val", "delta", "log_target", "margin"}
