@@ -178,3 +178,14 @@ print(o, a.grad, o.grad_fn.next_functions[0][0].next_functions[0][0].name())
     assert t.error is None, t.error
     assert t.stdout == ("max mode torch.return_types.aminmax(\nmin=tensor(-1),\nmax=tensor(3))\n"
                         "tensor(0.2000, grad_fn=<MeanBackward0>) tensor([-0.5000,  0.5000]) AddBackward1\n")
+
+
+@pytest.mark.parametrize("src,etype", [
+    ("o = F.scaled_dot_product_attention(torch.ones(2, 3), torch.ones(4, 5), torch.ones(4, 5))", "RuntimeError"),
+    ("o = F.scaled_dot_product_attention([1.0], torch.ones(4, 5), torch.ones(4, 5))", "TypeError"),
+    ("o = F.scaled_dot_product_attention(torch.ones(2, 3), torch.ones(4, 3), torch.ones(4, 5), is_causal=True, "
+     "attn_mask=torch.ones(2, 4))", "RuntimeError"),
+])
+def test_attention_bad_input(src, etype):
+    t = runner.run("import torch\nimport torch.nn.functional as F\n" + src + "\n", "h.py")
+    assert t.error is not None and t.error["type"] == etype, t.error

@@ -402,6 +402,10 @@ spec("add_scalar", shapes=fixed_shapes((3,), (3,)), domains=(ANY, ANY))(
     lambda L, a, b: (L.F.margin_ranking_loss(a, b, L.tensor(np.array([1.0, -1.0, 1.0], dtype=np.float32), False),
                                              margin=0.3, reduction="none") + 0,
                      L.t.nn.MarginRankingLoss(margin=-0.2, reduction="sum")(a, b, L.tensor(np.ones(3, np.float32), False))))
+spec("safe_softmax", shapes=fixed_shapes((2, 3, 4), (2, 5, 4), (2, 5, 3)), domains=(ANY, ANY, ANY))(
+    lambda L, q, k, v: (L.F.scaled_dot_product_attention(q, k, v, is_causal=True),
+                        L.F.scaled_dot_product_attention(q[0], k[0], v[0], scale=0.3,
+                                                         attn_mask=L.tensor(np.triu(np.ones((3, 5), bool)), False))))
 spec("masked_select", shapes=fixed_shapes((3, 4)), domains=(NZ,))(lambda L, a: a.masked_select(a > 0))
 spec("masked_scatter", shapes=fixed_shapes((3, 4), (13,)), domains=(NZ, ANY))(
     lambda L, a, b: a.masked_scatter(a > 0, b))
