@@ -189,3 +189,25 @@ print(o, a.grad, o.grad_fn.next_functions[0][0].next_functions[0][0].name())
 def test_attention_bad_input(src, etype):
     t = runner.run("import torch\nimport torch.nn.functional as F\n" + src + "\n", "h.py")
     assert t.error is not None and t.error["type"] == etype, t.error
+
+
+def test_batch_norm_float32_transform_bits():
+    """float32 batch_norm applies torch's fused per-channel ``x·alpha + beta``: in eval
+    mode (running stats) every element is bit-identical to torch on generated inputs."""
+    import numpy as np
+    from helpers import require_torch
+    from autotrace.tensor import Tensor
+    from autotrace.torch_api import modules
+    torch = require_torch()
+    F = modules()["torch.nn.functional"]
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        shape = [int(rng.integers(1, 9)), int(rng.integers(1, 6))] + \
+            [int(rng.integers(1, 5)) for _ in range(int(rng.integers(0, 3)))]
+        c = shape[1]
+        x = (rng.standard_normal(shape) * 3 + 1).astype(np.float32)
+        w, b, rm = (rng.standard_normal(c).astype(np.float32) for _ in range(3))
+        rv = (rng.random(c) + 0.1).astype(np.float32)
+        ref = torch.nn.functional.batch_norm(*(torch.from_numpy(a.copy()) for a in (x, rm, rv, w, b))).numpy()
+        got = F.batch_norm(*(Tensor._make(a.copy()) for a in (x, rm, rv, w, b)))._data
+        np.testing.assert_array_equal(got, ref)
