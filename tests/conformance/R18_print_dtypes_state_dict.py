@@ -2,8 +2,10 @@
 #
 # Source:  PyTorch docs / tutorials, "Tensors" (attributes, dtypes) and "Saving and loading models"
 #          (print the state_dict)
+# Teaches: how tensors of each dtype print (dtype suffixes, bool, ints, half, double), large
 #          and small magnitude formatting, summarised long tensors, and what model / optimizer
 #          state_dicts print
+# Covers:  torch.tensor(..., dtype=...) for int8/uint8/int16/int32/int64/float16/float64/bool,
 #          .to(), .type(), .half(), scientific notation, arange(1000) summarisation, state_dict()
 #          iteration with param_tensor sizes, optimizer.state_dict() print, empty tensors, 0-d tensors
 # Random:  yes - torch.manual_seed(0); default init
