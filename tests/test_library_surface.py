@@ -211,3 +211,16 @@ def test_batch_norm_float32_transform_bits():
         ref = torch.nn.functional.batch_norm(*(torch.from_numpy(a.copy()) for a in (x, rm, rv, w, b))).numpy()
         got = F.batch_norm(*(Tensor._make(a.copy()) for a in (x, rm, rv, w, b)))._data
         np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("src,etype", [
+    ("p = pad_sequence([])", "RuntimeError"),
+    ("p = pad_sequence([torch.ones(2), [1.0]])", "TypeError"),
+    ("p = pad_sequence([torch.ones(2, 3), torch.ones(2, 4)])", "RuntimeError"),
+    # 20000 one-step sequences of 10000 features: a 2e8-element result, refused before allocation
+    ("p = pad_sequence([torch.ones(1, 10000)] * 20000)", "LimitError"),
+    ("p = pad_sequence(iter(int, 1))", "LimitError"),
+])
+def test_pad_sequence_bad_input(src, etype):
+    t = runner.run("import torch\nfrom torch.nn.utils.rnn import pad_sequence\n" + src + "\n", "h.py")
+    assert t.error is not None and t.error["type"] == etype, t.error

@@ -227,9 +227,11 @@ def modules() -> dict:
             torch_members[n] = with_out(n, _checked(n, base)) if base is not None else _checked(n, f)
 
     functional = Namespace("torch.nn.functional", {n: _checked(n, f, functional=True) for n, f in ops.FUNCTIONAL.items()})
+    rnn_utils = Namespace("torch.nn.utils.rnn", _lazy("rnn_utils", ("pad_sequence",)))
     utils = Namespace("torch.nn.utils", {
         "clip_grad_norm_": nn_mod.clip_grad_norm_, "clip_grad_value_": nn_mod.clip_grad_value_,
         "parameters_to_vector": nn_mod.parameters_to_vector, "vector_to_parameters": nn_mod.vector_to_parameters,
+        "rnn": rnn_utils,
     })
     from ..tensor import Parameter
     nn_members = {"Module": nn_mod.Module, "Parameter": Parameter, "Linear": nn_mod.Linear,
@@ -284,6 +286,7 @@ def modules() -> dict:
 
     _cache = {
         "torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.utils": utils,
+        "torch.nn.utils.rnn": rnn_utils,
         "torch.nn.init": init_ns,
         "torch.autograd": autograd, "torch.autograd.functional": autograd_functional_ns,
         "torch.autograd.function": autograd_function_ns,
