@@ -224,3 +224,15 @@ def test_batch_norm_float32_transform_bits():
 def test_pad_sequence_bad_input(src, etype):
     t = runner.run("import torch\nfrom torch.nn.utils.rnn import pad_sequence\n" + src + "\n", "h.py")
     assert t.error is not None and t.error["type"] == etype, t.error
+
+
+@pytest.mark.parametrize("src,etype", [
+    ("o = F.prelu(torch.randn(2, 4), torch.ones(3))", "RuntimeError"),
+    ("o = F.prelu(torch.randn(2, 4), 0.25)", "TypeError"),
+    ("o = F.cosine_similarity(torch.ones(2, 3), torch.ones(2, 4))", "RuntimeError"),
+    ("o = F.cosine_similarity([1.0], torch.ones(2))", "TypeError"),
+    ("o = F.normalize(torch.ones(2), dim=3)", "IndexError"),
+])
+def test_similarity_prelu_bad_input(src, etype):
+    t = runner.run("import torch\nimport torch.nn.functional as F\n" + src + "\n", "h.py")
+    assert t.error is not None and t.error["type"] == etype, t.error

@@ -406,6 +406,8 @@ spec("safe_softmax", shapes=fixed_shapes((2, 3, 4), (2, 5, 4), (2, 5, 3)), domai
     lambda L, q, k, v: (L.F.scaled_dot_product_attention(q, k, v, is_causal=True),
                         L.F.scaled_dot_product_attention(q[0], k[0], v[0], scale=0.3,
                                                          attn_mask=L.tensor(np.triu(np.ones((3, 5), bool)), False))))
+spec("prelu_kernel", shapes=fixed_shapes((2, 3, 2), (3,)), domains=(NZ, ANY))(
+    lambda L, a, w: (L.F.prelu(a, w), L.F.prelu(a, w[:1] * 1), L.t.prelu(a[0, 0], w[1:2] * 1)))
 spec("masked_select", shapes=fixed_shapes((3, 4)), domains=(NZ,))(lambda L, a: a.masked_select(a > 0))
 spec("masked_scatter", shapes=fixed_shapes((3, 4), (13,)), domains=(NZ, ANY))(
     lambda L, a, b: a.masked_scatter(a > 0, b))

@@ -159,6 +159,47 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
+@op("prelu_kernel", "PreluKernelBackward0", ("self", "weight"),
+    vjp={"self": "grad where self > 0, grad · weight elsewhere",
+         "weight": "grad · self where self ≤ 0, summed to weight's shape"},
+    local={"self": "1 if self > 0 else weight", "weight": "0 if self > 0 else self"})
+def PRELU_KERNEL(ctx, g):
+    from .shape import sum_to
+    x, w = ctx.self, ctx.weight
+    pos = (x > 0).to(g.dtype)
+    gs = sum_to(g * (pos + (1 - pos) * w), tuple(x.shape)) if ctx.needs(0) else None
+    gw = sum_to(g * ((1 - pos) * x), tuple(w.shape)) if ctx.needs(1) else None
+    return gs, gw
+
+
+@export(torch=("prelu",), functional=("prelu",))
+def prelu(input, weight):
+    """``x`` where x > 0, ``weight · x`` elsewhere; ``weight`` has 1 value or one per
+    channel (dim 1) and, for input of 2+ dims, is reshaped to broadcast as ATen does
+    (ViewBackward0), then PreluKernelBackward0."""
+    for name, t in (("input", input), ("weight", weight)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"prelu(): argument '{name}' (position {1 if name == 'input' else 2}) must be Tensor, "
+                            f"not {type(t).__name__}")
+    n = weight.numel()
+    if input.ndim == 0 and n != 1:
+        raise RuntimeError("Not allow zero-dim input tensor.")
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    if n != 1 and n != channels:
+        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = {n} "
+                           f"and channel size = {channels}.")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    w = weight
+    if input.ndim > 1:  # ATen leaves the weight of a 0-d or 1-d input as it is
+        dims = [1] * input.ndim
+        dims[1] = n
+        w = weight.reshape(dims)
+    x = input._data
+    out = np.where(x > 0, x, w._data * x).astype(x.dtype).reshape(x.shape)
+    return make(PRELU_KERNEL, out, (input, w), save={"self": input, "weight": w})
+
+
 @op("elu", "EluBackward0", ("self",), vjp={"self": "grad if self > 0 else grad · alpha · exp(self)"},
     local={"self": "1 if self > 0 else alpha·exp(self)"})
 def ELU(ctx, g):

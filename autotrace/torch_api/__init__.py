@@ -131,7 +131,7 @@ _LAYER_FILES = {
     "Dropout": "dropout", "Dropout2d": "dropout", "Flatten": "flatten", "Unflatten": "flatten",
     "MSELoss": "loss", "L1Loss": "loss", "CrossEntropyLoss": "loss", "NLLLoss": "loss", "BCELoss": "loss",
     "BCEWithLogitsLoss": "loss", "SmoothL1Loss": "loss", "HuberLoss": "loss", "KLDivLoss": "loss",
-    "MarginRankingLoss": "loss",
+    "MarginRankingLoss": "loss", "PReLU": "activation", "CosineSimilarity": "distance",
     "Conv1d": "conv", "Conv2d": "conv", "ConvTranspose2d": "conv", "BatchNorm1d": "batchnorm",
     "BatchNorm2d": "batchnorm", "LayerNorm": "normalization", "GroupNorm": "normalization",
     "Embedding": "sparse", "MaxPool2d": "pooling", "AvgPool2d": "pooling", "AdaptiveAvgPool2d": "pooling",
