@@ -236,3 +236,14 @@ def test_pad_sequence_bad_input(src, etype):
 def test_similarity_prelu_bad_input(src, etype):
     t = runner.run("import torch\nimport torch.nn.functional as F\n" + src + "\n", "h.py")
     assert t.error is not None and t.error["type"] == etype, t.error
+
+
+@pytest.mark.parametrize("src,etype,message", [
+    ("o = torch.optim.Adadelta([torch.ones(1, requires_grad=True)], rho=1.5)", "ValueError", "Invalid rho value: 1.5"),
+    ("o = torch.nn.Dropout2d(p=1.5)", "ValueError", "dropout probability has to be between 0 and 1, but got 1.5"),
+    ("o = torch.nn.functional.dropout1d(torch.ones(2, 2, 2, 2))", "RuntimeError", "dropout1d: Expected 2D or 3D input"),
+])
+def test_adadelta_dropout2d_errors(src, etype, message):
+    t = runner.run("import torch\n" + src + "\n", "h.py")
+    assert t.error is not None and t.error["type"] == etype, t.error
+    assert t.error["message"].startswith(message)

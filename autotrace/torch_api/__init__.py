@@ -128,7 +128,7 @@ def _lazy(module: str, names) -> dict:
 _LAYER_FILES = {
     "Linear": "linear", "Identity": "linear", "Bilinear": "linear", "Sequential": "container",
     "ModuleList": "container", "ModuleDict": "container", "ParameterList": "container",
-    "Dropout": "dropout", "Dropout2d": "dropout", "Flatten": "flatten", "Unflatten": "flatten",
+    "Dropout": "dropout", "Dropout1d": "dropout", "Dropout2d": "dropout", "Flatten": "flatten", "Unflatten": "flatten",
     "MSELoss": "loss", "L1Loss": "loss", "CrossEntropyLoss": "loss", "NLLLoss": "loss", "BCELoss": "loss",
     "BCEWithLogitsLoss": "loss", "SmoothL1Loss": "loss", "HuberLoss": "loss", "KLDivLoss": "loss",
     "MarginRankingLoss": "loss", "PReLU": "activation", "CosineSimilarity": "distance",

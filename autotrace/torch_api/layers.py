@@ -149,6 +149,16 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
+class Dropout1d(Dropout):
+    def forward(self, input):
+        return F["dropout1d"](input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(Dropout):
+    def forward(self, input):
+        return F["dropout2d"](input, self.p, self.training, self.inplace)
+
+
 class Flatten(Module):
     def __init__(self, start_dim=1, end_dim=-1):
         super().__init__()
@@ -364,7 +374,8 @@ class PReLU(Module):
 
 
 MEMBERS = {c.__name__: c for c in (
-    Sequential, Identity, ReLU, Tanh, Sigmoid, LeakyReLU, GELU, Softmax, LogSoftmax, Dropout, Flatten,
+    Sequential, Identity, ReLU, Tanh, Sigmoid, LeakyReLU, GELU, Softmax, LogSoftmax, Dropout, Dropout1d,
+    Dropout2d, Flatten,
     MSELoss, L1Loss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss, ELU, SiLU, Softplus, Hardtanh,
     ReLU6, SmoothL1Loss, HuberLoss, KLDivLoss, MarginRankingLoss, CosineSimilarity, PReLU)}
 
