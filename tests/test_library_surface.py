@@ -247,3 +247,25 @@ def test_adadelta_dropout2d_errors(src, etype, message):
     t = runner.run("import torch\n" + src + "\n", "h.py")
     assert t.error is not None and t.error["type"] == etype, t.error
     assert t.error["message"].startswith(message)
+
+
+def test_cosine_annealing_warm_restarts():
+    # the same lines as torch 2.13
+    src = """import torch
+m = torch.nn.Linear(1, 1)
+opt = torch.optim.SGD(m.parameters(), lr=0.1)
+s = torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=3, T_mult=2, eta_min=0.001)
+lrs = []
+for epoch in range(12):
+    opt.step()
+    s.step()
+    lrs.append(round(s.get_last_lr()[0], 6))
+print(lrs, s.T_i, s.T_cur, s.last_epoch)
+s3 = torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(torch.optim.SGD(m.parameters(), lr=1.0), 2, T_mult=3)
+s3.step(7.5)
+print(s3.get_last_lr(), s3.T_i, s3.T_cur)
+"""
+    t = runner.run(src, "ok.py")
+    assert t.error is None and not t.warnings, (t.error, t.warnings)
+    assert t.stdout == ("[0.07525, 0.02575, 0.1, 0.093368, 0.07525, 0.0505, 0.02575, 0.007632, 0.1, 0.098313, "
+                        "0.093368, 0.085502] 12 3 12\n[0.0170370868554659] 6 5.5\n")

@@ -109,6 +109,7 @@ LAZY_INIT = ("calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "on
              "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_",
              "orthogonal_", "_calculate_fan_in_and_fan_out")
 LAZY_SCHEDULERS = ("LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
+                   "CosineAnnealingWarmRestarts",
                    "OneCycleLR", "ReduceLROnPlateau", "_LRScheduler")
 LAZY_DATA = ("Dataset", "TensorDataset", "Subset", "DataLoader", "random_split", "default_collate", "default_convert")
 
