@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import device as _dev, diagnostics, dtypes, grad_mode
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap_dim
 from . import _type_word, export
 from .shape import TO_COPY, clone, make
 
@@ -264,6 +264,18 @@ def type_as(input, other):
     if not isinstance(other, Tensor):
         raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
     return to(input, other._dtype)
+
+
+@export(tensor=("stride",))
+def stride(input, dim=None):
+    """Element strides of ``input``'s layout (tuple, or one int for ``dim``); views,
+    transposes and expands share torch's strides (0 along expanded dims)."""
+    st = tuple(s // input._data.itemsize for s in input._data.strides)
+    if dim is None:
+        return st
+    if not st:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return st[wrap_dim(dim, len(st))]
 
 
 @export(tensor=("is_contiguous",))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes, grad_mode
+from .. import dtypes, grad_mode, resources
 from ..node import Node
 from ..tensor import Tensor, wrap_dim
 from . import OPERANDS, check_inplace, export, make, op
@@ -102,6 +102,17 @@ def _to_index_array(item, size=None):
     return a
 
 
+def _ranges_as_lists(key):
+    """A ``range`` in an index is a sequence of ints to torch (``x[range(n), y]``); its
+    length is checked before the list is built."""
+    if type(key) is range:
+        resources.check_count(len(key))
+        return list(key)
+    if type(key) is tuple and any(type(k) is range for k in key):
+        return tuple(_ranges_as_lists(k) if type(k) is range else k for k in key)
+    return key
+
+
 def _is_advanced(item):
     return isinstance(item, (Tensor, list)) or (isinstance(item, np.ndarray))
 
@@ -110,6 +121,7 @@ def _is_advanced(item):
 def getitem(input, key):
     """``x[key]`` with PyTorch's node chain: one Select/Slice/Unsqueeze per basic
     index, then one IndexBackward0 for the advanced (list, int or bool tensor) indices."""
+    key = _ranges_as_lists(key)
     if not isinstance(key, tuple):
         if key is Ellipsis:
             return _view_of(input, make(ALIAS, input._data, (input,)))
@@ -246,6 +258,7 @@ def setitem(input, key, value):
     """``x[key] = value`` in place. When ``x`` or ``value`` is in a graph, ``x.grad_fn``
     becomes CopySlices (edges: x's previous history, value's); on a leaf that requires
     grad it raises PyTorch's in-place error."""
+    key = _ranges_as_lists(key)
     if not isinstance(value, OPERANDS):
         raise TypeError(f"can't assign a {type(value).__name__} to a torch.{input._dtype.legacy}")
     try:

@@ -1,6 +1,6 @@
 """More ``torch.nn.functional`` losses and activations: smooth_l1_loss
-(SmoothL1LossBackward0), huber_loss (HuberLossBackward0), kl_div (composed as torch 2.13
-does), elu (EluBackward0)."""
+(SmoothL1LossBackward0), huber_loss (HuberLossBackward0), kl_div and margin_ranking_loss
+(composed as torch 2.13 does), elu (EluBackward0)."""
 
 from __future__ import annotations
 
@@ -123,6 +123,81 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if reduction == "mean":
         return out.mean()
     return out.sum()
+
+
+@op("add_scalar", "AddBackward1", ("self",), vjp={"self": "grad"}, local={"self": "1"})
+def ADD_SCALAR(ctx, g):
+    return (g,)
+
+
+def add_scalar(input, value):
+    """ATen's ``add(Tensor, Scalar)`` as C++ composites call it (AddBackward1, one edge);
+    Python's ``t + 0.1`` records AddBackward0 instead."""
+    return make(ADD_SCALAR, (input._data + input._data.dtype.type(value)).astype(input._data.dtype), (input,))
+
+
+@export(torch=("margin_ranking_loss",), functional=("margin_ranking_loss",))
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    """``max(0, −target·(input1 − input2) + margin)`` per element (target is +1 where
+    input1 should rank higher, −1 where input2 should), then mean / sum / none; composed
+    of recorded ops as ATen does (ClampMinBackward0 over AddBackward1 over MulBackward0)."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    for name, t in (("input1", input1), ("input2", input2), ("target", target)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"margin_ranking_loss(): argument '{name}' must be Tensor, not {type(t).__name__}")
+    if not input1.ndim == input2.ndim == target.ndim:
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
+    out = add_scalar((-target) * (input1 - input2), margin).clamp_min(0)
+    if reduction == "none":
+        return out
+    if reduction == "sum":
+        return out.sum()
+    if reduction == "mean":
+        return out.mean()
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+@op("prelu_kernel", "PreluKernelBackward0", ("self", "weight"),
+    vjp={"self": "grad where self > 0, grad · weight elsewhere",
+         "weight": "grad · self where self ≤ 0, summed to weight's shape"},
+    local={"self": "1 if self > 0 else weight", "weight": "0 if self > 0 else self"})
+def PRELU_KERNEL(ctx, g):
+    from .shape import sum_to
+    x, w = ctx.self, ctx.weight
+    pos = (x > 0).to(g.dtype)
+    gs = sum_to(g * (pos + (1 - pos) * w), tuple(x.shape)) if ctx.needs(0) else None
+    gw = sum_to(g * ((1 - pos) * x), tuple(w.shape)) if ctx.needs(1) else None
+    return gs, gw
+
+
+@export(torch=("prelu",), functional=("prelu",))
+def prelu(input, weight):
+    """``x`` where x > 0, ``weight · x`` elsewhere; ``weight`` has 1 value or one per
+    channel (dim 1) and, for input of 2+ dims, is reshaped to broadcast as ATen does
+    (ViewBackward0), then PreluKernelBackward0."""
+    for name, t in (("input", input), ("weight", weight)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"prelu(): argument '{name}' (position {1 if name == 'input' else 2}) must be Tensor, "
+                            f"not {type(t).__name__}")
+    n = weight.numel()
+    if input.ndim == 0 and n != 1:
+        raise RuntimeError("Not allow zero-dim input tensor.")
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    if n != 1 and n != channels:
+        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = {n} "
+                           f"and channel size = {channels}.")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    w = weight
+    if input.ndim > 1:  # ATen leaves the weight of a 0-d or 1-d input as it is
+        dims = [1] * input.ndim
+        dims[1] = n
+        w = weight.reshape(dims)
+    x = input._data
+    out = np.where(x > 0, x, w._data * x).astype(x.dtype).reshape(x.shape)
+    return make(PRELU_KERNEL, out, (input, w), save={"self": input, "weight": w})
 
 
 @op("elu", "EluBackward0", ("self",), vjp={"self": "grad if self > 0 else grad · alpha · exp(self)"},

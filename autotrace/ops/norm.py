@@ -112,15 +112,36 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         mean = running_mean._data.astype(np.float64).reshape(bshape)
         var = running_var._data.astype(np.float64).reshape(bshape)
     invstd = 1.0 / np.sqrt(var + eps)
-    out = (x - mean) * invstd
-    if weight is not None:
-        out = out * weight._data.reshape(bshape)
-    if bias is not None:
-        out = out + bias._data.reshape(bshape)
-    out = np.asarray(out, dtype=dt)
+    if dt == np.float32:
+        out = _bn_transform_f32(x, mean, invstd, running_var if not training else None, eps, weight, bias, bshape)
+    else:
+        out = (x - mean) * invstd
+        if weight is not None:
+            out = out * weight._data.reshape(bshape)
+        if bias is not None:
+            out = out + bias._data.reshape(bshape)
+        out = np.asarray(out, dtype=dt)
     return make(BATCH_NORM, out, (input, weight, bias), save={"input": input, "weight": weight},
                 attrs={"dims": axes, "bshape": bshape, "training": bool(training), "eps": eps,
                        "mean": mean.astype(dt).reshape(-1), "invstd": invstd.astype(dt).reshape(-1)})
+
+
+def _bn_transform_f32(x, mean, invstd, running_var, eps, weight, bias, bshape):
+    """torch's CPU transform for float32: per channel ``alpha = invstd·weight`` and
+    ``beta = bias − mean·alpha`` in float32 (eval: ``invstd = 1/sqrt(running_var + eps)``
+    in float32), then ``x·alpha + beta`` fused (ATen's vectorised fmadd)."""
+    from .kernels import fma32
+    f32 = np.float32
+    m = np.asarray(mean, dtype=f32).reshape(-1)
+    if running_var is not None:
+        inv = (f32(1) / np.sqrt(running_var._data.astype(f32) + f32(eps))).astype(f32)
+    else:
+        inv = np.asarray(invstd, dtype=f32).reshape(-1)
+    w = weight._data if weight is not None else np.ones_like(inv)
+    b = bias._data if bias is not None else np.zeros_like(inv)
+    alpha = (inv * w).astype(f32)
+    beta = fma32(-m, alpha, b)
+    return np.asarray(fma32(x, alpha.reshape(bshape), beta.reshape(bshape)), dtype=f32)
 
 
 # -- layer norm -------------------------------------------------------------------------------

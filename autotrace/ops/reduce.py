@@ -9,6 +9,8 @@ choice, not nan).
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from .. import diagnostics, dtypes
@@ -204,29 +206,22 @@ def _scatter_back(ctx, g):
     return index_select_backward(g, ctx.indices, ctx.self_sym_sizes, ctx.dim, ctx.keepdim)
 
 
-class ReturnTypes(tuple):
-    """``torch.return_types.max(values=..., indices=...)``: a tuple with names."""
+def _return_type(kind):
+    t = namedtuple(kind, ["values", "indices"])
+    t._script_attrs = frozenset({"values", "indices"})
+    t.__module__ = "torch.return_types"
+    t.__repr__ = t.__str__ = \
+        lambda self: f"torch.return_types.{kind}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+    return t
 
-    _script_attrs = frozenset({"values", "indices"})
-    _kind = "max"
 
-    def __new__(cls, kind, values, indices):
-        t = tuple.__new__(cls, (values, indices))
-        t._kind = kind
-        return t
+_RETURN_TYPES = {k: _return_type(k) for k in ("max", "min")}
 
-    @property
-    def values(self):
-        return self[0]
 
-    @property
-    def indices(self):
-        return self[1]
-
-    def __repr__(self) -> str:
-        return f"torch.return_types.{self._kind}(\nvalues={self[0]!r},\nindices={self[1]!r})"
-
-    __str__ = __repr__
+def ReturnTypes(kind, values, indices):
+    """``torch.return_types.max(values=..., indices=...)`` (or ``min``): a named tuple
+    whose type is named as torch's."""
+    return _RETURN_TYPES[kind](values, indices)
 
 
 def _extreme(input, dim, keepdim, full_op, dim_op, npfn, argfn, kind, other=None):

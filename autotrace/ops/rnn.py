@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor, wrap_dim
-from . import export, make_multi, op
+from . import export, make, make_multi, op
 
 
 @op("unsafe_split", "UnsafeSplitBackward0", ("self",), vjp={"self": "cat(grads, dim) (zeros for unused)"},
@@ -40,6 +40,19 @@ def unsafe_chunk(input, chunks, dim=0):
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input._data.shape[wrap_dim(dim, input.ndim)]
     return unsafe_split(input, -(-n // chunks), dim)
+
+
+@op("transpose_batch_first", "TransposeBackward1", ("self",), vjp={"self": "grad.transpose(0, 1)"},
+    local={"self": "1"})
+def TRANSPOSE_BATCH_FIRST(ctx, g):
+    return (g.transpose(0, 1),)
+
+
+def batch_first_output(out: Tensor) -> Tensor:
+    """torch's RNN/GRU turn a batch_first output back with ``output.transpose_(0, 1)`` (in
+    place on a fresh result): the same numbers as ``transpose(0, 1)``, node
+    TransposeBackward1."""
+    return make(TRANSPOSE_BATCH_FIRST, np.swapaxes(out._data, 0, 1), (out,))
 
 
 def _lin(x, w, b):
@@ -92,8 +105,9 @@ def MKLDNN_RNN_LAYER(ctx, grads):
     x, w_ih, w_hh, b_ih, b_hh = ctx.input, ctx.weight0, ctx.weight1, ctx.weight2, ctx.weight3
     h, c = ctx.hx_, ctx.cx_
     T = x.shape[0]
+    steps = list(reversed(range(T))) if ctx.reverse else list(range(T))
     hs, cs, acts = [h], [c], []
-    for t in range(T):  # recompute the forward with Tensor ops (differentiable for create_graph)
+    for t in steps:  # recompute the forward with Tensor ops (differentiable for create_graph)
         pre = _lin(x[t], w_ih, b_ih) + _lin(hs[-1], w_hh, b_hh)
         i, f, g, o = pre.chunk(4, 1)
         i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
@@ -106,14 +120,15 @@ def MKLDNN_RNN_LAYER(ctx, grads):
     dc_next = gcy if gcy is not None else _zeros_like(cs[-1])
     dw_ih = dw_hh = db = None
     dxs = [None] * T
-    for t in reversed(range(T)):
-        i, f, g, o, tc = acts[t]
+    for k in reversed(range(T)):  # k-th step processed x[steps[k]]
+        t = steps[k]
+        i, f, g, o, tc = acts[k]
         dh = dh_next + gout[t] if gout is not None else dh_next
         do = dh * tc
         dc = dc_next + dh * o * (1 - tc * tc)
-        dpre = cat([dc * g * i * (1 - i), dc * cs[t] * f * (1 - f), dc * i * (1 - g * g), do * o * (1 - o)], 1)
+        dpre = cat([dc * g * i * (1 - i), dc * cs[k] * f * (1 - f), dc * i * (1 - g * g), do * o * (1 - o)], 1)
         dc_next = dc * f
-        gw_ih, gw_hh, gb = dpre.t() @ x[t], dpre.t() @ hs[t], dpre.sum(0)
+        gw_ih, gw_hh, gb = dpre.t() @ x[t], dpre.t() @ hs[k], dpre.sum(0)
         dw_ih = gw_ih if dw_ih is None else dw_ih + gw_ih
         dw_hh = gw_hh if dw_hh is None else dw_hh + gw_hh
         db = gb if db is None else db + gb
@@ -129,25 +144,28 @@ def _sig(z):
         return 1 / (1 + np.exp(-z))
 
 
-def lstm_layer(x, h0, c0, w_ih, w_hh, b_ih, b_hh):
+def lstm_layer(x, h0, c0, w_ih, w_hh, b_ih, b_hh, reverse=False):
     """One LSTM layer over ``x`` (T, N, I) from ``(h0, c0)`` (N, H): ``(output (T, N, H),
-    h_T, c_T)`` as one MkldnnRnnLayerBackward0 node, the node torch 2.13 records on CPU."""
+    h_T, c_T)`` as one MkldnnRnnLayerBackward0 node, the node torch 2.13 records on CPU.
+    ``reverse``: the backward direction of a bidirectional layer (steps T-1 .. 0, each
+    output at its own time position)."""
     xd, H = x._data, w_hh.shape[1]
     dt = xd.dtype
     wih, whh = w_ih._data.T, w_hh._data.T
     bias = (b_ih._data + b_hh._data) if b_ih is not None else np.zeros(4 * H, dtype=dt)
     h, c = h0._data, c0._data
-    outs = []
-    for t in range(xd.shape[0]):
+    T = xd.shape[0]
+    outs = [None] * T
+    for t in (reversed(range(T)) if reverse else range(T)):
         pre = xd[t] @ wih + h @ whh + bias
         i, f, g, o = _sig(pre[:, :H]), _sig(pre[:, H:2 * H]), np.tanh(pre[:, 2 * H:3 * H]), _sig(pre[:, 3 * H:])
         c = (f * c + i * g).astype(dt)
         h = (o * np.tanh(c)).astype(dt)
-        outs.append(h)
+        outs[t] = h
     out = np.stack(outs) if outs else np.zeros((0,) + h.shape, dtype=dt)
     saved = {"input": x, "weight0": w_ih, "weight1": w_hh, "weight2": b_ih, "weight3": b_hh, "hx_": h0, "cx_": c0}
     return make_multi(MKLDNN_RNN_LAYER, [out, np.array(h), np.array(c)],
-                      (x, w_ih, w_hh, b_ih, b_hh, h0, c0), save=saved)
+                      (x, w_ih, w_hh, b_ih, b_hh, h0, c0), save=saved, attrs={"reverse": bool(reverse)})
 
 
 def _lstm_steps(x, h, c, w_ih, w_hh, b_ih, b_hh):

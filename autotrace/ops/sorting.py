@@ -16,6 +16,7 @@ from .. import dtypes
 from ..resources import check_sort
 from ..tensor import Tensor, wrap_dim
 from . import RESULT, export, make, make_multi, op
+from .selection import MAX_EMULATED, kthvalue_row, mode_row, topk_row
 
 _sort_ret = namedtuple("sort", ["values", "indices"])
 _topk_ret = namedtuple("topk", ["values", "indices"])
@@ -23,11 +24,12 @@ _kth_ret = namedtuple("kthvalue", ["values", "indices"])
 _median_ret = namedtuple("median", ["values", "indices"])
 _cummax_ret = namedtuple("cummax", ["values", "indices"])
 _cummin_ret = namedtuple("cummin", ["values", "indices"])
+_mode_ret = namedtuple("mode", ["values", "indices"])
 def _return_repr(self) -> str:
     return f"torch.return_types.{type(self).__name__}(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
 
-for _t in (_sort_ret, _topk_ret, _kth_ret, _median_ret, _cummax_ret, _cummin_ret):
+for _t in (_sort_ret, _topk_ret, _kth_ret, _median_ret, _cummax_ret, _cummin_ret, _mode_ret):
     _t._script_attrs = frozenset({"values", "indices"})
     _t.__module__ = "torch.return_types"
     _t.__repr__ = _t.__str__ = _return_repr
@@ -49,6 +51,30 @@ def _order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
             x = x.astype(np.int64)
         return np.argsort(-x, axis=axis, kind="stable")
     return np.argsort(x, axis=axis, kind="stable")
+
+
+def _distinct(row: np.ndarray) -> bool:
+    return np.unique(row).size == row.size
+
+
+def _tied_rows(x: np.ndarray, d: int, idx: np.ndarray, numpy_ok, emulate) -> np.ndarray:
+    """``idx`` (indices along ``d`` from a stable order) with the rows where the order
+    of ties matters recomputed by ``emulate(row values) -> indices`` (torch's CPU
+    algorithm, :mod:`.selection`); ``numpy_ok(row, n)`` says a row needs no emulation."""
+    xm = np.moveaxis(x, d, -1)
+    n = xm.shape[-1]
+    rows = xm.reshape(-1, n)
+    im = np.moveaxis(idx, d, -1).copy()
+    flat = im.reshape(-1, im.shape[-1])
+    budget = MAX_EMULATED
+    for r in range(rows.shape[0]):
+        if numpy_ok(rows[r], n):
+            continue
+        budget -= n
+        if budget < 0:
+            break
+        flat[r] = emulate(rows[r].tolist())
+    return np.moveaxis(flat.reshape(im.shape), -1, d)
 
 
 def _scatter_back(g: Tensor, dim: int, indices: Tensor, shape, keepdim: bool = True) -> Tensor:
@@ -77,6 +103,7 @@ SORT = _select_op("sort", "SortBackward0", "position each value came from")
 TOPK = _select_op("topk", "TopkBackward0", "k selected positions")
 KTHVALUE = _select_op("kthvalue", "KthvalueBackward0", "k-th smallest")
 MEDIAN_DIM = _select_op("median_dim", "MedianBackward1", "median")
+MODE = _select_op("mode", "ModeBackward0", "position of the most frequent value")
 CUMMAX = _op = op("cummax", "CummaxBackward0", ("self",),
                   vjp={"self": "zeros(self.sizes()).scatter_add(dim, indices, grad)"},
                   local={"self": "1 at the running maximum's position"})(
@@ -138,6 +165,9 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         return _pair(TOPK, x.copy(), np.zeros((), np.int64), input,
                      {"dim": 0, "self_sym_sizes": x.shape, "keepdim": True}, _topk_ret)
     idx = np.take(_order(x, d, largest), np.arange(k), axis=d)
+    if k:
+        idx = _tied_rows(x, d, idx, lambda row, n: (sorted or k * 64 <= n) and _distinct(row),
+                         lambda row: topk_row(row, k, largest, sorted))
     return _pair(TOPK, np.take_along_axis(x, idx, d), idx, input,
                  {"dim": d, "self_sym_sizes": x.shape, "keepdim": True}, _topk_ret)
 
@@ -154,6 +184,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         return _pair(KTHVALUE, x.copy(), np.zeros((), np.int64), input,
                      {"dim": 0, "self_sym_sizes": x.shape, "keepdim": True}, _kth_ret)
     idx = np.take(_order(x, d, False), [k - 1], axis=d)
+    idx = _tied_rows(x, d, idx, lambda row, n: _distinct(row), lambda row: [kthvalue_row(row, k)])
     vals = np.take_along_axis(x, idx, d)
     if not keepdim:
         idx, vals = np.squeeze(idx, d), np.squeeze(vals, d)
@@ -198,6 +229,88 @@ def median(input, dim=None, keepdim=False):
         idx, vals = np.squeeze(idx, d), np.squeeze(vals, d)
     return _pair(MEDIAN_DIM, vals, idx, input, {"dim": d, "self_sym_sizes": x.shape, "keepdim": keepdim},
                  _median_ret)
+
+
+_aminmax_ret = namedtuple("aminmax", ["min", "max"])
+_aminmax_ret._script_attrs = frozenset({"min", "max"})
+_aminmax_ret.__module__ = "torch.return_types"
+_aminmax_ret.__repr__ = _aminmax_ret.__str__ = \
+    lambda self: f"torch.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"
+
+
+@op("aminmax", "AminmaxBackward0", ("self",),
+    vjp={"self": "grad_min spread evenly over the minima + grad_max spread evenly over the maxima"},
+    local={"self": "1/k at each of the k minimal (maximal) elements"})
+def AMINMAX(ctx, grads):
+    x = ctx.self
+    out = None
+    for g, v in zip(grads, (ctx.result0, ctx.result1)):
+        if g is None:
+            continue
+        if ctx.dim is not None and not ctx.keepdim:
+            g, v = g.unsqueeze(ctx.dim), v.unsqueeze(ctx.dim)
+        mask = (x == v).to(g.dtype)
+        count = mask.sum() if ctx.dim is None else mask.sum(ctx.dim, keepdim=True)
+        part = mask * (g / count)
+        out = part if out is None else out + part
+    return (out,)
+
+
+@export(torch=("aminmax",), tensor=("aminmax",))
+def aminmax(input, *, dim=None, keepdim=False):
+    """(min, max) of all elements, or along ``dim`` (AminmaxBackward0: each gradient is
+    shared evenly among the tied extremes, as amin/amax)."""
+    x = input._data
+    d = None if dim is None else wrap_dim(dim, max(x.ndim, 1))
+    if x.size == 0 or (d is not None and x.ndim and x.shape[d] == 0):
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                           "identity.")
+    if d is None:
+        lo, hi = np.min(x), np.max(x)
+        if keepdim:
+            lo, hi = np.full((1,) * x.ndim, lo), np.full((1,) * x.ndim, hi)
+    else:
+        xx = x if x.ndim else x.reshape(1)
+        lo, hi = np.min(xx, axis=d, keepdims=keepdim), np.max(xx, axis=d, keepdims=keepdim)
+        if not x.ndim:
+            lo, hi = lo.reshape(()), hi.reshape(())
+    mn, mx = make_multi(AMINMAX, [np.asarray(lo, dtype=x.dtype), np.asarray(hi, dtype=x.dtype)], (input,),
+                        save={"self": input}, attrs={"dim": d if x.ndim else None, "keepdim": keepdim})
+    node = mn.grad_fn
+    if node is not None:
+        node.attrs["result0"], node.attrs["result1"] = mn.detach(), mx.detach()
+    return _aminmax_ret(mn, mx)
+
+
+@export(torch=("mode",), tensor=("mode",))
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value along ``dim`` (the smallest among equally frequent ones)
+    and an index of it, the one torch's CPU kernel reports (ModeBackward0)."""
+    x = input._data
+    d = wrap_dim(dim, max(x.ndim, 1))
+    if x.ndim == 0:
+        return _pair(MODE, x.copy(), np.zeros((), np.int64), input,
+                     {"dim": 0, "self_sym_sizes": x.shape, "keepdim": True}, _mode_ret)
+    xm = np.moveaxis(x, d, -1)
+    rows = xm.reshape(-1, xm.shape[-1])
+    if rows.shape[-1] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    vals = np.empty(rows.shape[0], dtype=x.dtype)
+    inds = np.empty(rows.shape[0], dtype=np.int64)
+    emulate = rows.size <= MAX_EMULATED
+    for r in range(rows.shape[0]):
+        if emulate:
+            vals[r], inds[r] = mode_row(rows[r].tolist())
+            continue
+        order = np.argsort(rows[r], kind="stable")  # past the budget: a stable order
+        u, start, counts = np.unique(rows[r][order], return_index=True, return_counts=True)
+        best = int(np.argmax(counts))
+        vals[r], inds[r] = u[best], order[start[best] + counts[best] - 1]
+    shape = xm.shape[:-1]
+    vals, inds = vals.reshape(shape), inds.reshape(shape)
+    if keepdim:
+        vals, inds = np.expand_dims(vals, d), np.expand_dims(inds, d)
+    return _pair(MODE, vals, inds, input, {"dim": d, "self_sym_sizes": x.shape, "keepdim": keepdim}, _mode_ret)
 
 
 def _cum(input, dim, better, op_, ret):

@@ -109,8 +109,9 @@ LAZY_INIT = ("calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "on
              "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_",
              "orthogonal_", "_calculate_fan_in_and_fan_out")
 LAZY_SCHEDULERS = ("LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
+                   "CosineAnnealingWarmRestarts",
                    "OneCycleLR", "ReduceLROnPlateau", "_LRScheduler")
-LAZY_DATA = ("Dataset", "TensorDataset", "Subset", "DataLoader", "random_split", "default_collate")
+LAZY_DATA = ("Dataset", "TensorDataset", "Subset", "DataLoader", "random_split", "default_collate", "default_convert")
 
 
 def _lazy(module: str, names) -> dict:
@@ -128,9 +129,10 @@ def _lazy(module: str, names) -> dict:
 _LAYER_FILES = {
     "Linear": "linear", "Identity": "linear", "Bilinear": "linear", "Sequential": "container",
     "ModuleList": "container", "ModuleDict": "container", "ParameterList": "container",
-    "Dropout": "dropout", "Dropout2d": "dropout", "Flatten": "flatten", "Unflatten": "flatten",
+    "Dropout": "dropout", "Dropout1d": "dropout", "Dropout2d": "dropout", "Flatten": "flatten", "Unflatten": "flatten",
     "MSELoss": "loss", "L1Loss": "loss", "CrossEntropyLoss": "loss", "NLLLoss": "loss", "BCELoss": "loss",
     "BCEWithLogitsLoss": "loss", "SmoothL1Loss": "loss", "HuberLoss": "loss", "KLDivLoss": "loss",
+    "MarginRankingLoss": "loss", "PReLU": "activation", "CosineSimilarity": "distance",
     "Conv1d": "conv", "Conv2d": "conv", "ConvTranspose2d": "conv", "BatchNorm1d": "batchnorm",
     "BatchNorm2d": "batchnorm", "LayerNorm": "normalization", "GroupNorm": "normalization",
     "Embedding": "sparse", "MaxPool2d": "pooling", "AvgPool2d": "pooling", "AdaptiveAvgPool2d": "pooling",
@@ -226,9 +228,11 @@ def modules() -> dict:
             torch_members[n] = with_out(n, _checked(n, base)) if base is not None else _checked(n, f)
 
     functional = Namespace("torch.nn.functional", {n: _checked(n, f, functional=True) for n, f in ops.FUNCTIONAL.items()})
+    rnn_utils = Namespace("torch.nn.utils.rnn", _lazy("rnn_utils", ("pad_sequence",)))
     utils = Namespace("torch.nn.utils", {
         "clip_grad_norm_": nn_mod.clip_grad_norm_, "clip_grad_value_": nn_mod.clip_grad_value_,
         "parameters_to_vector": nn_mod.parameters_to_vector, "vector_to_parameters": nn_mod.vector_to_parameters,
+        "rnn": rnn_utils,
     })
     from ..tensor import Parameter
     nn_members = {"Module": nn_mod.Module, "Parameter": Parameter, "Linear": nn_mod.Linear,
@@ -283,6 +287,7 @@ def modules() -> dict:
 
     _cache = {
         "torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.utils": utils,
+        "torch.nn.utils.rnn": rnn_utils,
         "torch.nn.init": init_ns,
         "torch.autograd": autograd, "torch.autograd.functional": autograd_functional_ns,
         "torch.autograd.function": autograd_function_ns,

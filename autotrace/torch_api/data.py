@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .. import diagnostics, dtypes, random
+from .. import diagnostics, dtypes, random, resources
 from ..node import display_address
 from ..tensor import Tensor
 from .init import _gen
@@ -29,8 +29,10 @@ class _Obj:
 
 
 class Dataset(_Obj):
-    """Base class for map-style datasets."""
+    """Base class for map-style datasets; scripts subclass it and define ``__getitem__``
+    and ``__len__`` (DataLoader indexes it with ints from its sampler)."""
 
+    _script_subclassable = True
     _script_attrs = frozenset()
 
     def __getitem__(self, index):
@@ -129,6 +131,17 @@ def default_collate(batch):
                     f"found {type(elem)}")
 
 
+def default_convert(data):
+    """torch 2.13 ``default_convert`` (what a loader with ``batch_size=None`` applies to
+    each sample): tensors and scalars unchanged, tuples become lists, lists and dicts are
+    converted element by element."""
+    if isinstance(data, dict):
+        return {k: default_convert(v) for k, v in data.items()}
+    if isinstance(data, (tuple, list)):
+        return [default_convert(d) for d in data]
+    return data
+
+
 class DataLoader(_Obj):
     """``DataLoader(dataset, batch_size=1, shuffle=False, drop_last=False, collate_fn=None,
     generator=None, ...)`` (workers ignored: one process). ``len()`` counts batches."""
@@ -185,7 +198,8 @@ class _Iter(_Obj):
         loader = self._loader
         n = len(loader.dataset)
         if not loader.shuffle:
-            return list(range(n))
+            return range(n)
+        resources.check_count(n)
         if loader.generator is None:
             seed = int(random.default_generator._engine.random64(1)[0] % np.uint64(1 << 63))
             g = random.Generator(seed)
@@ -193,18 +207,31 @@ class _Iter(_Obj):
             g = self._gen
         return g.randperm(n).tolist()
 
+    def _sampler_tail(self):
+        """torch's RandomSampler ends with ``randperm(n)[:num_samples % n]``: once its
+        indices run out it draws one more (discarded) permutation. Only a script's own
+        generator sees that draw (without one the sampler permutes on a private generator)."""
+        loader = self._loader
+        if loader.shuffle and loader.generator is not None and not self._tail_drawn:
+            self._tail_drawn = True
+            self._gen.randperm(len(self._order))
+
     def __next__(self):
         loader = self._loader
         if self._order is None:
             self._order = self._indices()
+            self._tail_drawn = False
         order = self._order
         if loader.batch_size is None:
             if self._pos >= len(order):
+                self._sampler_tail()
                 raise StopIteration
             item = loader.dataset[order[self._pos]]
             self._pos += 1
-            return item if loader.collate_fn is None else loader.collate_fn(item)
+            return default_convert(item) if loader.collate_fn is None else loader.collate_fn(item)
         bs = loader.batch_size
+        if self._pos + bs > len(order):
+            self._sampler_tail()
         if self._pos >= len(order) or (loader.drop_last and self._pos + bs > len(order)):
             raise StopIteration
         idx = order[self._pos:self._pos + bs]
@@ -220,4 +247,5 @@ class _Iter(_Obj):
 
 
 MEMBERS = {"Dataset": Dataset, "TensorDataset": TensorDataset, "Subset": Subset, "DataLoader": DataLoader,
-           "random_split": random_split, "default_collate": default_collate}
+           "random_split": random_split, "default_collate": default_collate,
+           "default_convert": default_convert}

@@ -149,6 +149,16 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
+class Dropout1d(Dropout):
+    def forward(self, input):
+        return F["dropout1d"](input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(Dropout):
+    def forward(self, input):
+        return F["dropout2d"](input, self.p, self.training, self.inplace)
+
+
 class Flatten(Module):
     def __init__(self, start_dim=1, end_dim=-1):
         super().__init__()
@@ -317,13 +327,61 @@ class KLDivLoss(_Loss):
         object.__setattr__(self, "log_target", log_target)
 
 
+class MarginRankingLoss(_Loss):
+    """``F.margin_ranking_loss(input1, input2, target, margin, reduction=...)``."""
+    _keys = (("margin", 0.0),)
+
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction, margin=margin)
+
+    def forward(self, input1, input2, target):
+        return F["margin_ranking_loss"](input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class CosineSimilarity(Module):
+    """``F.cosine_similarity(x1, x2, dim, eps)``."""
+
+    def __init__(self, dim=1, eps=1e-8):
+        super().__init__()
+        object.__setattr__(self, "dim", dim)
+        object.__setattr__(self, "eps", eps)
+
+    def forward(self, x1, x2):
+        return F["cosine_similarity"](x1, x2, self.dim, self.eps)
+
+
+class PReLU(Module):
+    """``max(0, x) + weight · min(0, x)`` with a learnable ``weight`` of ``num_parameters``
+    values (one per channel, dim 1), initialised to ``init``."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        import numpy as np
+
+        from .. import dtypes
+        from ..tensor import Tensor
+        from .nn import make_parameter
+        dt = dtype or dtypes.default_float
+        object.__setattr__(self, "num_parameters", num_parameters)
+        object.__setattr__(self, "init", init)
+        self.weight = make_parameter(Tensor._make(np.full((num_parameters,), init, dtype=dt.np)))
+
+    def forward(self, input):
+        return F["prelu"](input, self.weight)
+
+    def _extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
 MEMBERS = {c.__name__: c for c in (
-    Sequential, Identity, ReLU, Tanh, Sigmoid, LeakyReLU, GELU, Softmax, LogSoftmax, Dropout, Flatten,
+    Sequential, Identity, ReLU, Tanh, Sigmoid, LeakyReLU, GELU, Softmax, LogSoftmax, Dropout, Dropout1d,
+    Dropout2d, Flatten,
     MSELoss, L1Loss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss, ELU, SiLU, Softplus, Hardtanh,
-    ReLU6, SmoothL1Loss, HuberLoss, KLDivLoss)}
+    ReLU6, SmoothL1Loss, HuberLoss, KLDivLoss, MarginRankingLoss, CosineSimilarity, PReLU)}
 
 for _c in MEMBERS.values():
     _c._script_attrs = _c._script_attrs | {"p", "inplace", "dim", "negative_slope", "approximate",
                                            "start_dim", "end_dim", "reduction", "weight", "ignore_index",
                                            "label_smoothing", "pos_weight", "alpha", "beta", "threshold",
-                                           "min_val", "max_val", "delta", "log_target"}
+                                           "min_val", "max_val", "delta", "log_target", "margin", "eps",
+                                           "num_parameters", "init"}

@@ -218,6 +218,65 @@ class CosineAnnealingLR(LRScheduler):
                 for base in self.base_lrs]
 
 
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """SGDR: cosine annealing from each group's base lr to ``eta_min`` over ``T_i`` epochs,
+    then a restart with ``T_i ← T_i·T_mult`` (torch 2.13; ``step(epoch)`` takes fractional
+    epochs, and this scheduler's own ``step`` gives none of the base class's warnings)."""
+
+    _script_attrs = LRScheduler._script_attrs | {"T_0", "T_i", "T_mult", "T_cur", "eta_min"}
+
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
+        if type(T_0) is not int or T_0 <= 0:
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if type(T_mult) is not int or T_mult < 1:
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")
+        self.T_0 = T_0
+        self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_get_lr()
+        return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base in self.base_lrs]
+
+    def step(self, epoch=None):
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur % self.T_i
+                self.T_i = self.T_i * self.T_mult
+        else:
+            if epoch < 0:
+                raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+            if epoch >= self.T_0:
+                if self.T_mult == 1:
+                    self.T_cur = epoch % self.T_0
+                else:
+                    n = int(math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
+                    self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult ** n
+            else:
+                self.T_i = self.T_0
+                self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values):
+            group["lr"] = lr
+        self._last_lr = _lrs(self.optimizer)
+
+
 def _format_param(name, optimizer, param):
     if isinstance(param, (list, tuple)):
         if len(param) != len(optimizer.param_groups):
@@ -404,5 +463,6 @@ class ReduceLROnPlateau(LRScheduler):
 
 
 MEMBERS = {c.__name__: c for c in (LRScheduler, LambdaLR, StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR,
+                                   CosineAnnealingWarmRestarts,
                                    OneCycleLR, ReduceLROnPlateau)}
 MEMBERS["_LRScheduler"] = LRScheduler

@@ -410,5 +410,48 @@ class Adagrad(Optimizer):
         x += _s(-clr, dt) * (g / std)
 
 
-MEMBERS = {"SGD": SGD, "Adam": Adam, "AdamW": AdamW, "RMSprop": RMSprop, "Adagrad": Adagrad,
+class Adadelta(Optimizer):
+    """Adadelta (rho, eps, weight_decay, maximize), torch 2.13 ``_single_tensor_adadelta``:
+    ``square_avg ← rho·square_avg + (1−rho)·g²``, ``delta = sqrt(acc_delta + eps) /
+    sqrt(square_avg + eps) · g``, ``acc_delta ← rho·acc_delta + (1−rho)·delta²``,
+    ``p ← p − lr·delta``."""
+
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
+                 maximize=False, differentiable=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
+                                      capturable=capturable, foreach=foreach, differentiable=differentiable))
+
+    def _update(self, p, grad, group):
+        x = p._data
+        dt = x.dtype
+        g = -grad if group["maximize"] else grad
+        st = self._state(p)
+        if not st:
+            st["step"] = Tensor._make(np.array(0.0, dtype=np.float32))
+            st["square_avg"] = Tensor._make(np.zeros_like(x))
+            st["acc_delta"] = Tensor._make(np.zeros_like(x))
+        st["step"]._data += np.float32(1)
+        if group["weight_decay"] != 0:
+            g = g + _s(group["weight_decay"], dt) * x
+        rho, eps = group["rho"], _s(group["eps"], dt)
+        sq = st["square_avg"]._data
+        sq *= _s(rho, dt)
+        sq += _s(1 - rho, dt) * (g * g)
+        std = np.sqrt(sq + eps)
+        acc = st["acc_delta"]._data
+        delta = np.sqrt(acc + eps) / std * g
+        acc *= _s(rho, dt)
+        acc += _s(1 - rho, dt) * (delta * delta)
+        x += _s(-group["lr"], dt) * delta
+
+
+MEMBERS = {"SGD": SGD, "Adam": Adam, "AdamW": AdamW, "RMSprop": RMSprop, "Adagrad": Adagrad, "Adadelta": Adadelta,
            "Optimizer": Optimizer}

@@ -5,7 +5,9 @@ Parameters are named and initialised as torch 2.13 does (``weight_ih_l0``,
 ``weight_hh_l0``, ``bias_ih_l0``, ``bias_hh_l0``, ...; every one drawn from
 ``U(−1/√hidden, 1/√hidden)`` in registration order). Sequences run the cells step by
 step (outputs stacked, StackBackward0), so values and gradients agree with torch.
-Not supported: ``bidirectional=True``, ``proj_size``, dropout between layers in training.
+``bidirectional=True`` runs a second, reversed pass per layer (parameters ``*_reverse``,
+outputs concatenated on the feature dim, CatBackward0); ``proj_size`` (LSTM) projects
+each hidden state with ``weight_hr_l{k}`` as torch's default (non-oneDNN) path does.
 """
 
 from __future__ import annotations
@@ -138,7 +140,8 @@ class _RNNBase(Module):
     _script_attrs = Module._script_attrs | {"input_size", "hidden_size", "num_layers", "bias", "batch_first",
                                             "dropout", "bidirectional", "proj_size", "nonlinearity", "mode",
                                             "all_weights", "flatten_parameters", "reset_parameters"} | {
-        f"{k}_l{i}" for k in ("weight_ih", "weight_hh", "bias_ih", "bias_hh") for i in range(16)}
+        f"{k}_l{i}{sfx}" for k in ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr") for i in range(16)
+        for sfx in ("", "_reverse")}
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
                  bidirectional=False, proj_size=0, device=None, dtype=None, nonlinearity=None):
@@ -150,30 +153,40 @@ class _RNNBase(Module):
             raise ValueError("hidden_size must be greater than zero")
         if num_layers <= 0:
             raise ValueError("num_layers must be greater than zero")
-        if bidirectional or proj_size:
-            raise NotImplementedError("bidirectional and proj_size RNNs are not supported yet")
         if dropout > 0 and num_layers == 1:
             from .. import diagnostics
             diagnostics.warn("dropout option adds dropout after all but last recurrent layer, so non-zero "
                              f"dropout expects num_layers greater than 1, but got dropout={dropout} and "
                              f"num_layers={num_layers}")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
         dtype = dtype or dtypes.default_float
         set_ = object.__setattr__
         for k, v in (("input_size", input_size), ("hidden_size", hidden_size), ("num_layers", num_layers),
                      ("bias", bias), ("batch_first", batch_first), ("dropout", float(dropout)),
-                     ("bidirectional", False), ("proj_size", 0), ("mode", self._mode)):
+                     ("bidirectional", bidirectional), ("proj_size", proj_size), ("mode", self._mode)):
             set_(self, k, v)
         if nonlinearity is not None:
             set_(self, "nonlinearity", nonlinearity)
         g = _GATES[self._mode] * hidden_size
+        real = proj_size or hidden_size
+        dirs = 2 if bidirectional else 1
+
+        def param(*shape):
+            return make_parameter(Tensor._make(np.empty(shape, dtype=dtype.np)))
+
         for layer in range(num_layers):
-            ins = input_size if layer == 0 else hidden_size
-            setattr(self, f"weight_ih_l{layer}", make_parameter(Tensor._make(np.empty((g, ins), dtype=dtype.np))))
-            setattr(self, f"weight_hh_l{layer}",
-                    make_parameter(Tensor._make(np.empty((g, hidden_size), dtype=dtype.np))))
-            if bias:
-                setattr(self, f"bias_ih_l{layer}", make_parameter(Tensor._make(np.empty((g,), dtype=dtype.np))))
-                setattr(self, f"bias_hh_l{layer}", make_parameter(Tensor._make(np.empty((g,), dtype=dtype.np))))
+            ins = input_size if layer == 0 else real * dirs
+            for sfx in ("", "_reverse")[:dirs]:
+                setattr(self, f"weight_ih_l{layer}{sfx}", param(g, ins))
+                setattr(self, f"weight_hh_l{layer}{sfx}", param(g, real))
+                if bias:
+                    setattr(self, f"bias_ih_l{layer}{sfx}", param(g))
+                    setattr(self, f"bias_hh_l{layer}{sfx}", param(g))
+                if proj_size:
+                    setattr(self, f"weight_hr_l{layer}{sfx}", param(proj_size, hidden_size))
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -184,24 +197,47 @@ class _RNNBase(Module):
     def flatten_parameters(self):
         return None
 
+    def _names(self, layer, sfx):
+        names = ["weight_ih", "weight_hh"] + (["bias_ih", "bias_hh"] if self.bias else [])
+        names += ["weight_hr"] if self.proj_size else []
+        return [f"{n}_l{layer}{sfx}" for n in names]
+
     @property
     def all_weights(self):
-        out = []
-        for layer in range(self.num_layers):
-            names = ["weight_ih", "weight_hh"] + (["bias_ih", "bias_hh"] if self.bias else [])
-            out.append([self._params[f"{n}_l{layer}"] for n in names])
-        return out
+        sfxs = ("", "_reverse") if self.bidirectional else ("",)
+        return [[self._params[n] for n in self._names(layer, sfx)]
+                for layer in range(self.num_layers) for sfx in sfxs]
 
-    def _layer(self, layer):
+    def _layer(self, layer, sfx=""):
         p = self._params
-        sfx = f"_l{layer}"
-        return (p["weight_ih" + sfx], p["weight_hh" + sfx], p.get("bias_ih" + sfx), p.get("bias_hh" + sfx))
+        s = f"_l{layer}{sfx}"
+        return (p["weight_ih" + s], p["weight_hh" + s], p.get("bias_ih" + s), p.get("bias_hh" + s))
 
     def _step(self, x, state, w):
         raise NotImplementedError
 
+    def _run_direction(self, seq, state, layer, sfx, reverse):
+        """One direction of one layer: (outputs (T, N, out), last state)."""
+        is_lstm = self._mode == "LSTM"
+        w = self._layer(layer, sfx)
+        if is_lstm and not self.proj_size and seq._data.dtype == np.float32:
+            out, hy, cy = R.lstm_layer(seq, state[0], state[1], *w, reverse=reverse)  # torch's CPU dispatch
+            return out, (hy, cy)
+        w_hr = self._params.get(f"weight_hr_l{layer}{sfx}")
+        T = seq.shape[0]
+        outs = []
+        for t in (reversed(range(T)) if reverse else range(T)):
+            state = self._step(seq[t], state, w)
+            if w_hr is not None:
+                state = (state[0] @ w_hr.t(), state[1])
+            outs.append(state[0] if is_lstm else state)
+        if reverse:
+            outs.reverse()
+        return stack(outs, 0), state
+
     def forward(self, input, hx=None):
         from ..ops.nn import dropout as _dropout
+        from ..ops.shape import cat
         is_lstm = self._mode == "LSTM"
         if input.ndim not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.ndim}D instead")
@@ -215,45 +251,35 @@ class _RNNBase(Module):
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {input.shape[-1]}")
+        if is_lstm and self.proj_size and input._data.dtype == np.float32:
+            from .. import diagnostics
+            diagnostics.warn_once("LSTM with projections is not supported with oneDNN. Using default implementation.")
         T, N = input.shape[0], input.shape[1]
+        D = 2 if self.bidirectional else 1
         L, H = self.num_layers, self.hidden_size
+        real = self.proj_size or H
         if hx is None:
-            z = _zeros((L, N, H), input)
-            hx = (z, z) if is_lstm else z
+            z = _zeros((L * D, N, real), input)
+            hx = (z, _zeros((L * D, N, H), input)) if is_lstm else z
         else:
-            expected = (L, N, H)
-            for t in (hx if is_lstm else (hx,)):
+            checks = [(hx[0], (L * D, N, real), "hidden[0] "), (hx[1], (L * D, N, H), "hidden[1] ")] if is_lstm \
+                else [(hx, (L * D, N, H), "hidden ")]
+            for t, expected, what in checks:
                 if tuple(t.shape) != expected:
-                    raise RuntimeError(f"Expected hidden size {expected}, got {list(t.shape)}".replace(
-                        f"{expected}", f"({', '.join(map(str, expected))})"))
+                    raise RuntimeError(f"Expected {what}size ({', '.join(map(str, expected))}), got {list(t.shape)}")
         seq = input
         h_last, c_last = [], []
-        if is_lstm:
-            for layer in range(L):
-                w = self._layer(layer)
-                layer_fn = R.lstm_layer if seq._data.dtype == np.float32 else R._lstm_steps  # torch's CPU dispatch
-                seq, hy, cy = layer_fn(seq, hx[0][layer], hx[1][layer], *w)
-                h_last.append(hy)
-                c_last.append(cy)
-                if self.dropout > 0 and self.training and layer < L - 1:
-                    seq = _dropout(seq, self.dropout, True)
-            L = 0
         for layer in range(L):
-            w = self._layer(layer)
-            if is_lstm:
-                state = (hx[0][layer], hx[1][layer])
-            else:
-                state = hx[layer]
             outs = []
-            for t in range(T):
-                state = self._step(seq[t], state, w)
-                outs.append(state[0] if is_lstm else state)
-            seq = stack(outs, 0)
-            if is_lstm:
-                h_last.append(state[0])
-                c_last.append(state[1])
-            else:
-                h_last.append(state)
+            for d, sfx in enumerate(("", "_reverse")[:D]):
+                k = layer * D + d
+                state = (hx[0][k], hx[1][k]) if is_lstm else hx[k]
+                out, state = self._run_direction(seq, state, layer, sfx, reverse=d == 1)
+                outs.append(out)
+                h_last.append(state[0] if is_lstm else state)
+                if is_lstm:
+                    c_last.append(state[1])
+            seq = cat(outs, 2) if D == 2 else outs[0]
             if self.dropout > 0 and self.training and layer < L - 1:
                 seq = _dropout(seq, self.dropout, True)
         hn = stack(h_last, 0)
@@ -262,7 +288,7 @@ class _RNNBase(Module):
             out = out.squeeze(1)
             hn = hn.squeeze(1)
         elif self.batch_first:
-            out = out.transpose(0, 1)
+            out = out.transpose(0, 1) if is_lstm else R.batch_first_output(out)
         if is_lstm:
             cn = stack(c_last, 0)
             if not batched:
@@ -272,6 +298,8 @@ class _RNNBase(Module):
 
     def _extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if self.bias is not True:
@@ -280,11 +308,15 @@ class _RNNBase(Module):
             s += f", batch_first={self.batch_first}"
         if self.dropout != 0:
             s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
         return s
 
 
 class RNN(_RNNBase):
     def __init__(self, *args, nonlinearity="tanh", **kwargs):
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
         object.__setattr__(self, "_mode", "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU")
@@ -307,6 +339,11 @@ class LSTM(_RNNBase):
 
 class GRU(_RNNBase):
     _mode = "GRU"
+
+    def __init__(self, *args, **kwargs):
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        super().__init__(*args, **kwargs)
 
     def _step(self, x, h, w):
         return R.gru_cell(x, h, *w)
