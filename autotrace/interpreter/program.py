@@ -17,6 +17,10 @@ from .source import SourceMap, decode_source
 from .validate import BUILTIN_NAMES, MAX_DEPTH, REFUSED_NAMES, Refusal, validate
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+
+#: functions called before every run (per-run state of library modules: ``random``'s
+#: generator, whether the script plotted)
+RUN_HOOKS: list = []
 _MAX_MESSAGE = 100_000
 
 
@@ -264,6 +268,8 @@ def run_program(program: Program, *, modules: dict[str, object],
     from .compile import reset_caches
     reset_caches()
     st.reset(limits)
+    for hook in RUN_HOOKS:
+        hook()
     st.modules = dict(modules)
     st.module_names = {id(v): k for k, v in modules.items()}
     G = program._G
