@@ -215,34 +215,38 @@ class Record(tuple):
     _script_class_attrs = frozenset({"_fields", "_field_defaults", "_make"})
 
     def __new__(cls, *args, **kwargs):
+        # the argument binding errors of CPython's generated ``__new__(_cls, x, y)``
         fields = cls._fields
         n = len(fields)
+        name = f"{cls.__name__}.__new__()"
         if len(args) > n:
-            raise TypeError(f"{cls.__name__}.__new__() takes {n + 1} positional arguments but "
-                            f"{len(args) + 1} were given")
-        values = list(args)
-        for name in fields[len(args):]:
-            if name in kwargs:
-                values.append(kwargs.pop(name))
-            elif name in cls._field_defaults:
-                values.append(cls._field_defaults[name])
+            lo = n - len(cls._field_defaults) + 1
+            takes = f"from {lo} to {n + 1} positional arguments" if lo <= n else \
+                f"{n + 1} positional argument{'s' if n else ''}"
+            raise TypeError(f"{name} takes {takes} but {len(args) + 1} were given")
+        for k in kwargs:
+            if k not in fields:
+                raise TypeError(f"{name} got an unexpected keyword argument {k!r}")
+            if fields.index(k) < len(args):
+                raise TypeError(f"{name} got multiple values for argument {k!r}")
+        values, missing = list(args), []
+        for f in fields[len(args):]:
+            if f in kwargs:
+                values.append(kwargs[f])
+            elif f in cls._field_defaults:
+                values.append(cls._field_defaults[f])
             else:
-                missing = [f for f in fields[len(values):] if f not in kwargs and f not in cls._field_defaults]
-                quoted = [repr(m) for m in missing]
-                if len(quoted) == 1:
-                    lst = quoted[0]
-                elif len(quoted) == 2:
-                    lst = f"{quoted[0]} and {quoted[1]}"
-                else:
-                    lst = ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
-                s = "" if len(missing) == 1 else "s"
-                raise TypeError(f"{cls.__name__}.__new__() missing {len(missing)} required positional "
-                                f"argument{s}: {lst}")
-        if kwargs:
-            k = next(iter(kwargs))
-            if k in fields:
-                raise TypeError(f"{cls.__name__}.__new__() got multiple values for argument {k!r}")
-            raise TypeError(f"{cls.__name__}.__new__() got an unexpected keyword argument {k!r}")
+                missing.append(f)
+        if missing:
+            quoted = [repr(m) for m in missing]
+            if len(quoted) == 1:
+                lst = quoted[0]
+            elif len(quoted) == 2:
+                lst = f"{quoted[0]} and {quoted[1]}"
+            else:
+                lst = ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
+            s = "" if len(missing) == 1 else "s"
+            raise TypeError(f"{name} missing {len(missing)} required positional argument{s}: {lst}")
         return tuple.__new__(cls, values)
 
     @classmethod
