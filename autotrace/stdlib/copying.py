@@ -97,6 +97,8 @@ def _deep(x, memo, keep):
         memo[i] = y
         y._sdict = _deep(x._sdict, memo, keep)
         return y
+    if isinstance(x, ScriptNamespace):
+        raise TypeError("cannot pickle 'module' object")
     if _copyable_object(x):
         y = object.__new__(t)
         memo[i] = y

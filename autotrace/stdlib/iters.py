@@ -85,17 +85,34 @@ def _pool(iterable):
     return tuple(take(iterable))
 
 
+class _Count(_count):
+    """``itertools.count``: CPython's repr (``count(5)``, ``count(0, 2)``) shows where it is."""
+
+    __slots__ = ("_n", "_step")
+
+    def __init__(self, start, step):
+        super().__init__(None)
+        self._n = start
+        self._step = step
+
+    def __next__(self):
+        RT.charge(1)
+        v = self._n
+        self._n = add(v, self._step)
+        return v
+
+    def __repr__(self):
+        from ..interpreter.ops import safe_repr
+        if type(self._step) is int and self._step == 1:
+            return f"count({safe_repr(self._n)})"
+        return f"count({safe_repr(self._n)}, {safe_repr(self._step)})"
+
+
 def count(start=0, step=1):
     for v in (start, step):
         if not isinstance(v, (int, float, complex)) and not hasattr(type(v), "__add__"):
             raise TypeError("a number is required")
-
-    def gen():
-        n = start
-        while True:
-            yield n
-            n = add(n, step)
-    return _count(gen())
+    return _Count(start, step)
 
 
 def cycle(iterable, /):
@@ -107,12 +124,28 @@ def cycle(iterable, /):
     return _cycle(gen())
 
 
+class _Repeat(_repeat):
+    """``itertools.repeat``: CPython's repr (``repeat('x')``, ``repeat('x', 2)``)."""
+
+    __slots__ = ("_obj", "_times")
+
+    def __init__(self, obj, times):
+        super().__init__(_it.repeat(obj) if times is None else _it.repeat(obj, times),
+                         None if times is None else max(times, 0))
+        self._obj = obj
+        self._times = times
+
+    def __repr__(self):
+        from ..interpreter.ops import safe_repr
+        if self._times is None:
+            return f"repeat({safe_repr(self._obj)})"
+        return f"repeat({safe_repr(self._obj)}, {max(self._left, 0)})"
+
+
 def repeat(object, times=None):
-    if times is None:
-        return _repeat(_it.repeat(object))
-    if type(times) not in _INTS:
+    if times is not None and type(times) not in _INTS:
         raise TypeError(f"'{type(times).__name__}' object cannot be interpreted as an integer")
-    return _repeat(_it.repeat(object, times), max(times, 0))
+    return _Repeat(object, times)
 
 
 class _ChainFunction:
