@@ -630,6 +630,7 @@ EN: dict[str, "str | Plural"] = {
     "usage.graph_terminal": "--format {fmt}: refusing to write {upper} bytes to a terminal; give -o graph.{ext}, or pipe the output",
     "usage.cannot_write": "-o {path}: cannot write: {reason}",
     "usage.output_is_dir_plain": "-o {path}: is a directory; give a file name",
+    "note.plot": "{path}: the script calls matplotlib; autotrace draws no plots (the calls were accepted and did nothing)",
     "note.script_error": "(the message is PyTorch's or Python's own, as they print it; autotrace explain tells why and how to fix it)",
     # -- diff: where two runs part ----------------------------------------------------------
     "diff.title": "Comparing {a} (A) with {b} (B)",

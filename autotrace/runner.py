@@ -224,7 +224,14 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         sets={k: v for k, v in parsed_sets.items()},
         implicit_root=implicit_root,
         expectations=expectations,
+        plotted=_plotted(),
     )
+
+
+def _plotted() -> bool:
+    import sys
+    pyplot = sys.modules.get("autotrace.stdlib.pyplot")
+    return pyplot is not None and pyplot.used()
 
 
 @contextlib.contextmanager
