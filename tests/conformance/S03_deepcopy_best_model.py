@@ -45,3 +45,42 @@ except RuntimeError as e:
 final = best_model(x).sum()
 final.backward()
 g = best_model[2].bias.grad
+
+
+class Net(nn.Module):
+    def __init__(self, hidden):
+        super().__init__()
+        self.fc = nn.Linear(2, hidden)
+        self.out = nn.Linear(hidden, 1)
+        self.scale = 2.0
+        self.history = []
+
+    def forward(self, x):
+        return self.out(torch.relu(self.fc(x))) * self.scale
+
+
+class Tracker:
+    def __init__(self):
+        self.best = None
+        self.scores = [1.0]
+
+
+torch.manual_seed(5)
+net = Net(3)
+net.history.append(1)
+snapshot = copy.deepcopy(net)
+snapshot.history.append(2)
+snapshot.scale = 3.0
+with torch.no_grad():
+    snapshot.fc.weight.add_(1.0)
+print(type(snapshot).__name__, net.history, snapshot.history, net.scale, snapshot.scale)
+print(torch.equal(net.fc.weight + 1.0, snapshot.fc.weight), isinstance(snapshot, Net))
+tracker = Tracker()
+tracker.best = net
+t2 = copy.deepcopy(tracker)
+t2.scores.append(0.5)
+print(tracker.scores, t2.scores, t2.best is net, type(t2.best).__name__)
+net_out = snapshot(x).mean()
+net_out.backward()
+snap_grad = snapshot.fc.weight.grad
+net_grad_is_none = net.fc.weight.grad is None
