@@ -210,8 +210,9 @@ def test_namedtuple_errors_are_cpython_s():
 
 HOSTILE_RUN = [
     ("import random\nrandom._inst", "attribute '_inst' of module 'random' is not available"),
-    ("import random\nrandom.Random", "module 'random' has no attribute 'Random'"),
-    ("import random\nrandom.SystemRandom", "module 'random' has no attribute 'SystemRandom'"),
+    ("import random\nrandom.Random", "attribute 'Random' of module 'random' is not available in autotrace"),
+    ("import random\nrandom.SystemRandom", "attribute 'SystemRandom' of module 'random' is not available"),
+    ("import random\nrandom.nope", "module 'random' has no attribute 'nope'"),
     ("import random\nrandom.random._rng", "attribute '_rng' of 'function' objects is not available"),
     ("import copy\ncopy._deep", "attribute '_deep' of module 'copy' is not available"),
     ("import functools\np = functools.partial(print)\np.func._code", "'_code'"),
@@ -219,7 +220,8 @@ HOSTILE_RUN = [
     ("import itertools\nitertools._it", "attribute '_it' of module 'itertools' is not available"),
     ("import itertools\nitertools.count()._gen", "'_gen'"),
     ("import time\ntime._time", "attribute '_time' of module 'time' is not available"),
-    ("import time\ntime.localtime", "module 'time' has no attribute 'localtime'"),
+    ("import time\ntime.localtime", "attribute 'localtime' of module 'time' is not available"),
+    ("import copy\ncopy.dispatch_table", "attribute 'dispatch_table' of module 'copy' is not available"),
     ("from collections import OrderedDict\nOrderedDict.fromkeys", "attribute 'fromkeys' of type object"),
     ("from collections import namedtuple\nP = namedtuple('P', 'x')\nP(1)._script_getattr", "'_script_getattr'"),
     ("from collections import namedtuple\nnamedtuple('T', ['__class__'])",
