@@ -17,12 +17,29 @@ from ..interpreter.limits import RT, int_limit, seq_limit
 from ..interpreter.ops import take
 
 _INTS = (int, bool)
-_state = [_random.Random()]
+
+
+class _Rng(_random.Random):
+    """CPython's generator, counting a step per draw: the rejection loops of CPython's
+    samplers (``vonmisesvariate(0, nan)``, ``gammavariate(inf, 1)`` never end, in
+    CPython too) stop at the step and time limits. Overriding ``getrandbits`` as well
+    keeps CPython's ``_randbelow`` (and so its numbers for ``randrange``/``shuffle``)."""
+
+    def random(self):
+        RT.charge(1)
+        return super().random()
+
+    def getrandbits(self, k, /):
+        RT.charge(1)
+        return super().getrandbits(k)
+
+
+_state = [_Rng()]
 
 
 def reset() -> None:
     """A fresh generator for the next run (called before every run)."""
-    _state[0] = _random.Random()
+    _state[0] = _Rng()
 
 
 def _rng() -> _random.Random:

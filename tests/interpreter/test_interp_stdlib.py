@@ -312,6 +312,14 @@ def test_lazy_huge_product_is_fine_until_materialised():
                "    if i == 2:\n        print(t)\n        break\n") == "(0, 0, 0, 0, 0, 0, 0, 0, 2)\n"
 
 
+@pytest.mark.parametrize("call", ["vonmisesvariate(0, float('nan'))", "gammavariate(float('inf'), 1)",
+                                  "betavariate(float('nan'), 1)"])
+def test_samplers_that_never_end_in_cpython_stop_at_the_step_limit(call):
+    res = run(f"import random\nrandom.{call}\n", Limits(max_steps=100_000, timeout=20))
+    assert res.error is not None and res.error.type == "LimitError"
+    assert "step" in res.error.message
+
+
 def test_sleep_ends_at_the_time_limit():
     t0 = time.perf_counter()
     res = run("import time\ntime.sleep(1e9)\n", Limits(timeout=1.0))
