@@ -24,6 +24,7 @@ class _Iter:
 
     __slots__ = ("_gen", "_left")
     _script_attrs = frozenset()
+    _script_type_name = "itertools._grouper"     # the base serves as groupby's groups
 
     def __init__(self, gen, total=None):
         self._gen = gen
@@ -329,7 +330,7 @@ def pairwise(iterable, /):
 def groupby(iterable, key=None):
     def gen():
         for k, g in _it.groupby(_lazy(iterable), key):
-            yield k, _Iter(iter(list(g)))
+            yield k, _Iter(iter(take(g)))
     return _groupby(gen())
 
 

@@ -23,6 +23,9 @@ _FUTURE = ("nested_scopes", "generators", "division", "absolute_import", "with_s
            "print_function", "unicode_literals", "barry_as_FLUFL", "generator_stop", "annotations")
 
 
+_BUILTIN_ALIASES = frozenset({"List", "Dict", "Tuple", "Set", "FrozenSet"})
+
+
 class TypingForm:
     """A ``typing`` special form or alias (``List``, ``Optional[torch.Tensor]``): a name,
     subscriptable, printable, nothing else (``cast`` and annotations accept anything)."""
@@ -42,7 +45,13 @@ class TypingForm:
         return TypingForm(f"{self._text}[{', '.join(_type_repr(a) for a in args)}]")
 
     def __call__(self, *args, **kwargs):
-        raise TypeError(f"Type {self._text} cannot be instantiated; use {self._text.rsplit('.', 1)[-1].lower()}() instead")
+        base = self._text.split("[", 1)[0]
+        short = base.rsplit(".", 1)[-1]
+        if short in _BUILTIN_ALIASES:
+            raise TypeError(f"Type {short} cannot be instantiated; use {short.lower()}() instead")
+        if short == "Any":
+            raise TypeError("Any cannot be instantiated")
+        raise TypeError(f"Cannot instantiate {base}")
 
     def __eq__(self, other):
         return type(other) is TypingForm and other._text == self._text

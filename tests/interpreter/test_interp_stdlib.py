@@ -153,6 +153,11 @@ def test_typing_and_functools_agree_with_cpython():
 
         print(fib(30), fib.cache_info().hits, sq(3), sq(3), sq.cache_info())
         print(sorted([3, 1, 2], key=functools.cmp_to_key(lambda a, b: b - a)))
+        for form in (List, Dict, Any, Optional, Tuple, Union, List[int]):
+            try:
+                form()
+            except TypeError as e:
+                print(e)
         try:
             functools.reduce(max, [])
         except TypeError as e:
