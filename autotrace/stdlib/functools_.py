@@ -14,7 +14,7 @@ from collections import OrderedDict
 
 from ..interpreter.builtins import ScriptNamespace
 from ..interpreter.limits import RT, seq_limit
-from ..interpreter.ops import hash_check, safe_callable, safe_repr, take
+from ..interpreter.ops import hash_check, safe_callable, safe_repr
 from ..interpreter.values import ScriptFunction
 
 _info_type = []

@@ -282,7 +282,8 @@ def test_endless_iterators_stop_at_the_loop_limit():
 
 def test_materialising_an_endless_iterator_hits_the_sequence_limit():
     for src in ("list(itertools.count())", "sorted(itertools.cycle([1]))", "sum(itertools.repeat(1))",
-                "deque(itertools.count())", "Counter(itertools.count())", "OrderedDict(zip(itertools.count(), itertools.count()))"):
+                "deque(itertools.count())", "Counter(itertools.count())",
+                "OrderedDict(zip(itertools.count(), itertools.count()))"):
         res = run(f"import itertools\nfrom collections import deque, Counter, OrderedDict\nx = {src}\n",
                   Limits(max_sequence=10_000, timeout=20))
         assert res.error is not None and res.error.type == "LimitError", src
