@@ -171,5 +171,5 @@ def modules() -> dict:
         "time": make_time(),
         "__future__": ScriptNamespace("__future__", {n: _Feature(n) for n in _FUTURE}),
         "matplotlib.pyplot": plt,
-        "matplotlib": ScriptNamespace("matplotlib", {"pyplot": plt, "use": pyplot.accept}),
+        "matplotlib": pyplot.InertModule("matplotlib", {"pyplot": plt, "use": pyplot.accept}),
     }

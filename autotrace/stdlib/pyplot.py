@@ -85,17 +85,22 @@ def _subplots(nrows=1, ncols=1, *args, **kwargs):
     return Inert(), Inert()
 
 
-class _PyplotNamespace(ScriptNamespace):
-    """``matplotlib.pyplot``: every public name is a function that draws nothing."""
+class InertModule(ScriptNamespace):
+    """``matplotlib`` and ``matplotlib.pyplot``: every public name is an :class:`Inert`
+    (``plt.plot(...)``, ``plt.rcParams["figure.figsize"] = ...``, ``plt.style.use(...)``)."""
 
     __slots__ = ()
 
     def _script_getattr(self, name):
         v = self._members.get(name, NOT_FOUND)
         if v is NOT_FOUND and not name.startswith("_"):
-            return accept
+            return Inert()
         return v
+
+    def _script_setattr(self, name, value):
+        if name.startswith("_"):
+            super()._script_setattr(name, value)
 
 
 def make_module() -> ScriptNamespace:
-    return _PyplotNamespace("matplotlib.pyplot", {"subplots": _subplots})
+    return InertModule("matplotlib.pyplot", {"subplots": _subplots})

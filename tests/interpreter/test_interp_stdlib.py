@@ -376,6 +376,9 @@ def test_pyplot_accepts_calls_and_draws_nothing():
         import matplotlib
         import matplotlib.pyplot as plt
         matplotlib.use("Agg")
+        plt.rcParams["figure.figsize"] = (8, 6)
+        matplotlib.rcParams.update({"font.size": 9})
+        plt.style.use("ggplot")
         fig, ax = plt.subplots()
         ax.plot([1, 2, 3], label="loss")
         ax.set_xlabel("epoch")
