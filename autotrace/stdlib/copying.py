@@ -38,7 +38,7 @@ def _tensor_type():
     return Tensor
 
 
-def deepcopy(x, memo=None, _nil=None):
+def deepcopy(x, memo=None):
     """``copy.deepcopy(x)`` (see the module docstring)."""
     if memo is None:
         memo = {}
