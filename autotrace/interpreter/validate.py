@@ -4,7 +4,7 @@
 :class:`Refusal` for the first construct outside the script language: node types that
 are not allowed (``yield``, ``async``, ``match``, ...), class keywords and multiple
 inheritance, special methods outside :data:`~.classes.SPECIAL_METHODS`, bytes literals, star and relative imports, imports of modules other than ``torch``
-(and its submodules) and ``math``, identifiers that start and end with ``__``
+(and its submodules) and :data:`STDLIB_MODULES`, identifiers that start and end with ``__``
 (checked on the parsed, NFKC-normalised names; only ``__name__`` may be read, special
 methods may be defined in class bodies, and the attributes of
 :data:`~.classes.READABLE_DUNDERS` read), and nesting deeper than
