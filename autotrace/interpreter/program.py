@@ -95,8 +95,9 @@ def _parse_script(source: str | bytes, filename: str, check=None) -> Program:
     bytes or invalid UTF-8, a script over the size limit, an empty script ("empty
     script"), syntax errors (Python's own message), expressions nested too deeply,
     constructs outside the script language, imports other than torch and the
-    standard-library modules of :data:`~.validate.STDLIB_MODULES`, dunder names, and reads of Python builtins that scripts do not get (``eval``, ``open``,
-    ...) when the script does not bind them itself.
+    standard-library modules of :data:`~.validate.STDLIB_MODULES`, dunder names, and
+    reads of Python builtins that scripts do not get (``eval``, ``open``, ...) when the
+    script does not bind them itself.
     """
     text, problem = decode_source(source)
     if problem is not None:
