@@ -503,9 +503,8 @@ EN: dict[str, "str | Plural"] = {
     "error.del_attribute": "deleting attributes is not supported in autotrace scripts",
     "error.relative_import": "relative imports are not supported in autotrace scripts",
     "error.star_import": "star imports ({code}) are not supported in autotrace scripts",
-    "error.import": "import of {module} is not allowed: scripts may import torch (and its submodules) and math",
+    "error.import": "import of {module} is not allowed: scripts may import torch (and its submodules), math, random, typing, collections, copy, itertools, functools, time, matplotlib, matplotlib.pyplot and __future__",
     "error.name": "name {name} is not available in autotrace scripts{hint}",
-    "error.hint.main": " (a script always runs as the main program: drop the 'if __name__ == \"__main__\":' guard)",
     "error.attribute": "attribute {name} is not available in autotrace scripts",
     "error.reserved": "the name {name} is not allowed in autotrace scripts ({what} names starting and ending with '__' are reserved)",
     "error.what.function": "function",
@@ -636,6 +635,7 @@ EN: dict[str, "str | Plural"] = {
     "usage.graph_terminal": "--format {fmt}: refusing to write {upper} bytes to a terminal; give -o graph.{ext}, or pipe the output",
     "usage.cannot_write": "-o {path}: cannot write: {reason}",
     "usage.output_is_dir_plain": "-o {path}: is a directory; give a file name",
+    "note.plot": "{path}: the script calls matplotlib; autotrace draws no plots (the calls were accepted and did nothing)",
     "note.script_error": "(the message is PyTorch's or Python's own, as they print it; autotrace explain tells why and how to fix it)",
     # -- diff: where two runs part ----------------------------------------------------------
     "diff.title": "Comparing {a} (A) with {b} (B)",

@@ -206,6 +206,7 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         printing.options.precision = min(printing.options.precision, MAX_VIEW_PRECISION)
     out_vars = as_left if as_left is not None else _records(variables)
     params = params_left if params_left is not None else parameters_of(variables)
+    plotted = _plotted()       # before --expect's formulas run (a run resets it)
     expectations = []
     if options.expect:
         # after the record is taken: a formula's side effects cannot change what the run showed
@@ -224,7 +225,14 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         sets={k: v for k, v in parsed_sets.items()},
         implicit_root=implicit_root,
         expectations=expectations,
+        plotted=plotted,
     )
+
+
+def _plotted() -> bool:
+    import sys
+    pyplot = sys.modules.get("autotrace.stdlib.pyplot")
+    return pyplot is not None and pyplot.used()
 
 
 @contextlib.contextmanager

@@ -422,10 +422,19 @@ class Tensor:
         return getattr(self, "_inference", False)
 
     def __deepcopy__(self, memo):
+        """torch 2.13's ``Tensor.__deepcopy__``: leaves only; data and ``.grad`` copied."""
+        if id(self) in memo:
+            return memo[id(self)]
         if not self.is_leaf:
             raise RuntimeError(
-                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  If you were attempting to deepcopy a module, this may be because of a torch.nn.Parameter used in the module's forward pass.")
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the "
+                "moment.  If you were attempting to deepcopy a module, this may be because of a "
+                "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
         t = type(self)._make(self._data.copy(), self._dtype, self._requires_grad)
+        memo[id(self)] = t
+        g = self._grad
+        if g is not None:
+            t._grad = g.__deepcopy__(memo)
         return t
 
 
@@ -440,6 +449,15 @@ class Parameter(Tensor):
     ``Parameter containing:`` followed by the tensor."""
 
     __slots__ = ()
+
+    def __deepcopy__(self, memo):
+        """torch 2.13's ``Parameter.__deepcopy__``: a new Parameter of the cloned data with
+        the same ``requires_grad``; unlike a tensor's, the ``.grad`` is not copied."""
+        if id(self) in memo:
+            return memo[id(self)]
+        t = type(self)._make(self._data.copy(), self._dtype, self._requires_grad)
+        memo[id(self)] = t
+        return t
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + Tensor.__repr__(self)

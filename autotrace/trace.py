@@ -49,6 +49,7 @@ class Trace:
     expectations: list = field(default_factory=list)  # explain --expect: autotrace.expect.Evaluated
     events: list = field(default_factory=list)  # autotrace.record.Event: optimizer steps, clipping, no_grad, hooks, warnings
     implicit_root: str | None = None  # explain: the tensor it ran backward() from when the script calls none
+    plotted: bool = False  # the script called matplotlib.pyplot (which draws nothing)
 
     def source_line(self, line: int | None) -> str:
         if not line:

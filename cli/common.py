@@ -235,10 +235,14 @@ def run_trace(src: ScriptSource, sets: Optional[List[str]], lim, keep_values=Fal
     from autotrace.runner import Options, UsageError, run
     phase("running the script")
     try:
-        return run(src.data, src.name, sets=sets or (), limits=lim,
-                   options=Options(keep_values=keep_values, of=of))
+        trace = run(src.data, src.name, sets=sets or (), limits=lim,
+                    options=Options(keep_values=keep_values, of=of))
     except UsageError as e:
         fail_usage(str(e))
+    if trace.plotted:     # said once, on stderr: the run's warnings stay PyTorch's
+        from autotrace.messages import text
+        sys.stderr.write(text("note.plot", path=escape(src.name)) + "\n")
+    return trace
 
 
 def report_script_error(trace, no_color: bool = False, explained: bool = False) -> None:

@@ -20,11 +20,14 @@ HELP = ("List the op table: op name, PyTorch grad_fn node name, the vector-Jacob
 
 def api_rows():
     """Every name a script can reach, generated from the registrations: ``torch.*`` and
-    its submodules (functions, classes, nn modules, dtypes, constants) and the Tensor
-    methods and attributes. Rows are ``{"name", "kind"}`` sorted by name."""
+    its submodules (functions, classes, nn modules, dtypes, constants), the Tensor
+    methods and attributes, and the Python standard-library modules scripts may import
+    (``random.seed``, ``collections.OrderedDict``, ...; kind ``python module``/``python``).
+    Rows are ``{"name", "kind"}`` sorted by name."""
     from autotrace.tensor import Tensor
     from autotrace.torch_api import modules
     from autotrace.torch_api.namespace import Namespace
+    from autotrace.interpreter.builtins import ScriptNamespace
     from autotrace import dtypes
 
     mods = modules()
@@ -44,7 +47,16 @@ def api_rows():
             return "class"
         return "function"
 
-    todo = [(k, v) for k, v in mods.items() if k != "math"]
+    for mod_name, ns in mods.items():
+        if isinstance(ns, ScriptNamespace) and mod_name not in ("math", "__future__"):
+            rows[mod_name] = "python module"
+            if mod_name == "matplotlib.pyplot":     # every name accepted, nothing drawn
+                rows["matplotlib.pyplot.*"] = "python"
+                continue
+            for n in sorted(ns._members):
+                if not n.startswith("_") and not isinstance(ns._members[n], ScriptNamespace):
+                    rows[f"{mod_name}.{n}"] = "python"
+    todo = [(k, v) for k, v in mods.items() if isinstance(v, Namespace)]
     seen = set()
     while todo:
         mod_name, ns = todo.pop()

@@ -22,6 +22,8 @@ LIMITS = Limits(timeout=5.0, max_steps=50_000, max_loop_iterations=200)
 NAMES = ["a", "b", "c", "m", "i", "y", "v"]
 PRELUDE = """import torch
 import torch.nn.functional as F
+import copy, random, itertools
+from collections import OrderedDict
 a = torch.tensor([[1.0, -2.0, 0.0], [0.5, 3.0, -1.5]], requires_grad=True)
 b = torch.tensor([0.0, 2.0, -1.0], requires_grad=True)
 c = torch.tensor(1.5, requires_grad=True)
@@ -39,7 +41,12 @@ atoms = st.one_of(
                      "torch.ones(3)", "torch.zeros(2, 3)", "torch.ones(2, 1)", "torch.arange(3)",
                      "torch.tensor(0.0)", "torch.ones(3, 3)", "torch.tensor([1, 2, 3])",
                      # not tensors: what operators, ops and autograd get by mistake
-                     "None", "[1, 2]", "'x'", "(0, 1)", "a.shape", "lin", "lin.weight", "lin(b)"]),
+                     "None", "[1, 2]", "'x'", "(0, 1)", "a.shape", "lin", "lin.weight", "lin(b)",
+                     # the standard library around real scripts
+                     "copy.deepcopy(a)", "copy.deepcopy(y)", "copy.deepcopy(lin).weight", "copy.copy(b)",
+                     "copy.deepcopy(opt).param_groups[0]['params'][0]", "lin.state_dict()['weight']",
+                     "torch.nn.Sequential(OrderedDict(l=lin))(b)", "random.random()",
+                     "torch.tensor(random.sample(range(5), 3))", "list(itertools.accumulate([a, b]))[1]"]),
 )
 METHODS = [".sum()", ".sum(0)", ".sum(-1, keepdim=True)", ".mean()", ".mean(1)", ".exp()", ".log()",
            ".sqrt()", ".abs()", ".relu()", ".sigmoid()", ".tanh()", ".t()", ".T", ".reshape(-1)",
@@ -98,7 +105,9 @@ statement = st.one_of(
                      "lin.weight.grad = None", "h = a.register_hook(lambda g: g * 0)\nh.remove()",
                      "v = y[0]", "v.add_(1)", "y.sum().backward(retain_graph=True)", "c.grad = 1.0",
                      "a.grad = torch.ones(3)", "b.requires_grad = False", "y.requires_grad = False",
-                     "with torch.no_grad():\n    a.add_(1)", "with torch.no_grad():\n    v = a[0]\nv.add_(1)"]),
+                     "with torch.no_grad():\n    a.add_(1)", "with torch.no_grad():\n    v = a[0]\nv.add_(1)",
+                     "random.seed(0)", "lin2 = copy.deepcopy(lin)\nlin2(b).sum().backward()",
+                     "best = copy.deepcopy(lin.state_dict())\nlin.load_state_dict(best)"]),
 )
 
 

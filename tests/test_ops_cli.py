@@ -58,5 +58,9 @@ def test_ops_api_lists_functions_methods_and_modules():
     assert rows["Tensor.scatter_add_"] == "method"
     assert rows["Tensor.is_cuda"] == "attribute"
     assert rows["torch.float64"] == "dtype"
+    assert rows["collections"] == rows["matplotlib.pyplot"] == "python module"
+    assert rows["random.seed"] == rows["collections.OrderedDict"] == rows["itertools.product"] == "python"
+    assert rows["matplotlib.pyplot.*"] == "python"
+    assert "random.Random" not in rows and "math" not in rows and not any("._" in k for k in rows)
     j = _run("ops", "--api", "--json", "topk")
     assert {r["name"] for r in json.loads(j.stdout)["api"]} == {"torch.topk", "Tensor.topk"}

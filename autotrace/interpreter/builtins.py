@@ -241,6 +241,7 @@ EXCEPTIONS = {
 
 #: every name scripts can use without binding it
 BUILTINS: dict[str, object] = {
+    "__name__": "__main__",     # a script always runs as the main program
     "print": print_, "len": _py.len, "range": _py.range, "abs": _py.abs, "min": min_,
     "max": max_, "sum": sum_, "round": _py.round, "float": _py.float, "int": _py.int,
     "bool": _py.bool, "str": _py.str, "list": _py.list, "tuple": _py.tuple,

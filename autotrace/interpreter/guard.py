@@ -364,7 +364,7 @@ def _attr_error(o, name: str) -> ScriptAttributeError:
     modname = RT.module_names.get(id(o))
     exists = _exists(o, tp, name)
     if modname is not None:
-        if exists or name.startswith("_"):
+        if exists or name.startswith("_") or _python_has(modname, name):
             msg = f"attribute {name!r} of module {modname!r} is not available in autotrace scripts"
         elif modname == "torch" or modname.startswith("torch."):
             msg = f"{modname}.{name} is not supported by autotrace yet"
@@ -381,6 +381,19 @@ def _attr_error(o, name: str) -> ScriptAttributeError:
     else:
         msg = f"{disp!r} object has no attribute {name!r}"
     return ScriptAttributeError(msg)
+
+
+def _python_has(modname: str, name: str) -> bool:
+    """Whether Python's own standard-library module ``modname`` (when loaded) has ``name``:
+    a script reaching for ``random.Random`` is told it is not available, not that it does
+    not exist."""
+    import sys
+    from .validate import STDLIB_MODULES
+    m = sys.modules.get(modname) if modname in STDLIB_MODULES else None
+    try:
+        return m is not None and name in vars(m)
+    except TypeError:  # pragma: no cover
+        return False
 
 
 def get_attr(o, name: str):
@@ -439,6 +452,8 @@ def dunder_attr(o, name: str):
     from .typeobj import name_of, type_of, lib_init
     if name == "__class__":
         return type_of(o)
+    if name == "__version__" and RT.module_names.get(id(o)) == "torch":
+        return "2.13.0+cpu"     # what torch 2.13's CPU wheel prints
     if name == "__name__" or name == "__qualname__":
         n = name_of(o)
         if n is not None:

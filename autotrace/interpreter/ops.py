@@ -25,7 +25,8 @@ _INTS = frozenset({int, bool})
 _SEQS = frozenset({str, list, tuple})
 _VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
 #: builtin containers whose printing/comparing/hashing recurses in C
-CONTAINERS = frozenset({list, tuple, dict, set, frozenset, *_VIEWS})
+CONTAINERS = {list, tuple, dict, set, frozenset, *_VIEWS}
+_DICTS = {dict}
 _MUL_CHECK = frozenset({int, bool, str, list, tuple})
 _log2 = math.log2
 
@@ -34,7 +35,15 @@ _log2 = math.log2
 # nested containers
 
 def _parts(o):
-    return (o.keys(), o.values()) if type(o) is dict else (o,)
+    return (o.keys(), o.values()) if type(o) in _DICTS else (o,)
+
+
+def add_containers(types) -> None:
+    """Count more container types (``collections.OrderedDict``, ``deque``, namedtuple
+    records) in :func:`deep_check`: their repr, comparison and hashing recurse in C too."""
+    types = tuple(types)
+    _DICTS.update(t for t in types if issubclass(t, dict))
+    CONTAINERS.update(types)
 
 
 def _children(o) -> tuple[int, list]:
@@ -130,6 +139,11 @@ def take(x, limit: int | None = None, what: str = "the result"):
             raise seq_limit(n, what)
         st.charge(n)
         return list(x)
+    known = getattr(t, "_script_length", None)
+    if known is not None:
+        n = known(x)
+        if n is not None and n > mx:
+            raise seq_limit(n, what)
     it = iter(x)
     out = []
     while True:

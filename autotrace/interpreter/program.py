@@ -17,6 +17,10 @@ from .source import SourceMap, decode_source
 from .validate import BUILTIN_NAMES, MAX_DEPTH, REFUSED_NAMES, Refusal, validate
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+
+#: functions called before every run (per-run state of library modules: ``random``'s
+#: generator, whether the script plotted)
+RUN_HOOKS: list = []
 _MAX_MESSAGE = 100_000
 
 
@@ -90,9 +94,10 @@ def _parse_script(source: str | bytes, filename: str, check=None) -> Program:
     Raises :class:`ScriptRejected` (whose ``error`` has phase ``"parse"``) for: NUL
     bytes or invalid UTF-8, a script over the size limit, an empty script ("empty
     script"), syntax errors (Python's own message), expressions nested too deeply,
-    constructs outside the script language, imports other than torch/math, dunder
-    names, and reads of Python builtins that scripts do not get (``eval``, ``open``,
-    ...) when the script does not bind them itself.
+    constructs outside the script language, imports other than torch and the
+    standard-library modules of :data:`~.validate.STDLIB_MODULES`, dunder names, and
+    reads of Python builtins that scripts do not get (``eval``, ``open``, ...) when the
+    script does not bind them itself.
     """
     text, problem = decode_source(source)
     if problem is not None:
@@ -265,6 +270,8 @@ def run_program(program: Program, *, modules: dict[str, object],
     from .compile import reset_caches
     reset_caches()
     st.reset(limits)
+    for hook in RUN_HOOKS:
+        hook()
     st.modules = dict(modules)
     st.module_names = {id(v): k for k, v in modules.items()}
     G = program._G

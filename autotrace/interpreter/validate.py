@@ -4,7 +4,7 @@
 :class:`Refusal` for the first construct outside the script language: node types that
 are not allowed (``yield``, ``async``, ``match``, ...), class keywords and multiple
 inheritance, special methods outside :data:`~.classes.SPECIAL_METHODS`, bytes literals, star and relative imports, imports of modules other than ``torch``
-(and its submodules) and ``math``, identifiers that start and end with ``__``
+(and its submodules) and :data:`STDLIB_MODULES`, identifiers that start and end with ``__``
 (checked on the parsed, NFKC-normalised names; only ``__name__`` may be read, special
 methods may be defined in class bodies, and the attributes of
 :data:`~.classes.READABLE_DUNDERS` read), and nesting deeper than
@@ -30,7 +30,7 @@ BUILTIN_NAMES = frozenset({
     "Exception", "RuntimeError", "ValueError", "TypeError", "IndexError", "KeyError",
     "ZeroDivisionError", "AssertionError", "ArithmeticError", "LookupError",
     "NotImplementedError", "StopIteration", "AttributeError", "NameError", "OverflowError",
-    "UserWarning", "Warning",
+    "UserWarning", "Warning", "__name__",
 })
 
 #: Python builtins a script may not use (unless it binds the name itself)
@@ -53,9 +53,15 @@ SPECIAL_METHODS = frozenset(
 
 #: dunder attributes a script may read: names (strings), a value's class (a safe type
 #: object), and special methods a script class defines itself (or reaches through super())
-READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__class__"}) | SPECIAL_METHODS
+READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__class__", "__version__"}) | SPECIAL_METHODS
 
-ALLOWED_IMPORT_MESSAGE = "scripts may import torch (and its submodules) and math"
+#: Python standard-library modules scripts may import (autotrace's own versions, see
+#: :mod:`autotrace.stdlib`)
+STDLIB_MODULES = ("math", "random", "typing", "collections", "copy", "itertools", "functools", "time",
+                  "__future__", "matplotlib", "matplotlib.pyplot")
+
+ALLOWED_IMPORT_MESSAGE = ("scripts may import torch (and its submodules), "
+                          + ", ".join(m for m in STDLIB_MODULES if m != "__future__") + " and __future__")
 
 
 class Refusal(Exception):
@@ -75,7 +81,7 @@ def is_dunder(name: str | None) -> bool:
 
 
 def import_allowed(name: str) -> bool:
-    return name == "torch" or name.startswith("torch.") or name == "math"
+    return name == "torch" or name.startswith("torch.") or name in STDLIB_MODULES
 
 
 _ALLOWED = {
@@ -96,9 +102,7 @@ _ALLOWED = {
     ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot, ast.In, ast.NotIn,
 }
 
-_DUNDER_HINTS = {
-    "__name__": " (a script always runs as the main program: drop the 'if __name__ == \"__main__\":' guard)",
-}
+_DUNDER_HINTS: dict = {}
 
 _REFUSED = {
     "AsyncFunctionDef": "'async def' is not supported in autotrace scripts",
@@ -278,7 +282,7 @@ def _check_node(node, t) -> None:
         if node.level:
             raise Refusal("ImportError", "relative imports are not supported in autotrace scripts", node)
         mod = node.module or ""
-        if any(is_dunder(p) for p in mod.split(".")):
+        if mod != "__future__" and any(is_dunder(p) for p in mod.split(".")):
             raise _name_refusal(mod, node, "module")
         if not import_allowed(mod):
             raise Refusal("ImportError", f"import of {mod!r} is not allowed: {ALLOWED_IMPORT_MESSAGE}", node)

@@ -295,4 +295,6 @@ def modules() -> dict:
         "torch.utils.data": data, "math": math,
     }
     _expose([v for k, v in _cache.items() if k != "math"])
+    from .. import stdlib
+    _cache.update(stdlib.modules())
     return _cache

@@ -217,6 +217,8 @@ TORCH = TorchNS("torch", {
 
 MODULES = {"torch": TORCH, "torch.nn": NN, "torch.nn.functional": F,
            "torch.nn.utils": UTILS, "math": make_math_module()}
+#: the same standard-library modules the CLI gives scripts (autotrace's own, engine-free)
+MODULES.update({k: v for k, v in __import__("autotrace.stdlib", fromlist=["modules"]).modules().items()})
 
 
 def run(src, *, predefined=None, limits=None, modules=None):

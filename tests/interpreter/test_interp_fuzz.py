@@ -25,7 +25,13 @@ literals = st.one_of(
                      "'ab'", "''", "'x{}y'", "'%d'", "[1, 2]", "[]", "(1,)", "{'k': 1}", "{1, 2}",
                      "None", "True", "range(3)", "t", "torch.tensor(2.0)", "torch.tensor([1.0, 2.0])",
                      "...", "1j", "lambda v: v", "print", "len", "d", "f", "K", "K()", "k", "type(k)",
-                     "super()", "type(a)", "k.__class__", "K.__name__", "getattr(k, 'x', 0)", "object()"]),
+                     "super()", "type(a)", "k.__class__", "K.__name__", "getattr(k, 'x', 0)", "object()",
+                     # the standard-library modules (imported by PRELUDE)
+                     "itertools.count()", "itertools.cycle(l)", "itertools.repeat(s)", "itertools.product(l, repeat=9)",
+                     "itertools.permutations(range(40))", "itertools.chain(l, s)", "itertools.islice(l, 2)",
+                     "OrderedDict(d)", "defaultdict(list)", "defaultdict(K)", "deque(l, 2)", "Counter(s)",
+                     "P(1, 2)", "P", "functools.partial(f, 1)", "random.random()", "copy.deepcopy(l)",
+                     "copy.copy(k)", "List[int]", "Optional[K]", "time.perf_counter()", "fib", "plt.plot(l)"]),
 )
 
 BINOPS = ["+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "@", "and", "or",
@@ -33,12 +39,18 @@ BINOPS = ["+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "@", "
 CALLS = ["len", "abs", "min", "max", "sum", "str", "repr", "list", "tuple", "sorted", "bool", "int",
          "float", "set", "dict", "any", "all", "reversed", "enumerate", "iter", "next", "round",
          "format", "hasattr", "callable", "isinstance", "divmod", "pow", "zip", "map", "filter", "f",
-         "type", "K", "getattr", "setattr", "issubclass", "hash", "super", "staticmethod", "property"]
+         "type", "K", "getattr", "setattr", "issubclass", "hash", "super", "staticmethod", "property",
+         "copy.deepcopy", "copy.copy", "random.choice", "random.shuffle", "random.sample", "itertools.chain",
+         "itertools.product", "itertools.accumulate", "functools.reduce", "functools.partial", "deque",
+         "Counter", "OrderedDict", "P", "P._make", "namedtuple", "fib", "time.sleep", "random.choices"]
 METHODS = [".upper()", ".split()", ".append(1)", ".pop()", ".keys()", ".get(1)", ".format(1, 2)",
            ".join(['a'])", ".sum()", ".item()", ".value", ".grad", ".names", ".real", ".count(1)",
            ".replace('a', 'bb')", ".ljust(5)", ".index(1)", ".copy()", ".secret", "._hidden",
            ".add(1)", ".update({1: 2})", ".is_integer()", ".bit_length()", ".x", ".m()", ".m", ".p",
-           "._sdict", "._cls", ".s()", ".c()", ".__name__", ".__class__", ".__init__", ".__add__(1)"]
+           "._sdict", "._cls", ".s()", ".c()", ".__name__", ".__class__", ".__init__", ".__add__(1)",
+           ".most_common()", ".appendleft(1)", ".move_to_end(1)", "._asdict()", "._replace(x=2)", "._fields",
+           ".func", ".args", ".keywords", ".cache_info()", ".elements()", ".rotate(10**9)", ".from_iterable(l)",
+           ".default_factory", ".maxlen", "._gen", "._left", "._f", "._store", "._text"]
 
 #: class bodies: special methods that return odd things, recurse, loop; properties,
 #: static/class methods, a base that is a script class or something that is not a class
@@ -158,7 +170,11 @@ programs = st.one_of(
 )
 
 
-PRELUDE = ("class K:\n    def __init__(self, x=1):\n        self.x = x\n    def m(self):\n        return self.x\n"
+PRELUDE = ("import itertools, functools, copy, random, time\n"
+           "from collections import OrderedDict, defaultdict, deque, Counter, namedtuple\n"
+           "from typing import List, Optional\nimport matplotlib.pyplot as plt\n"
+           "P = namedtuple('P', 'x y')\n@functools.lru_cache(maxsize=4)\ndef fib(n):\n    return n\n"
+           "class K:\n    def __init__(self, x=1):\n        self.x = x\n    def m(self):\n        return self.x\n"
            "    def __enter__(self):\n        return self\n    def __exit__(self, *e):\n        return False\n"
            "k = K()\n")
 
