@@ -503,7 +503,7 @@ EN: dict[str, "str | Plural"] = {
     "error.del_attribute": "deleting attributes is not supported in autotrace scripts",
     "error.relative_import": "relative imports are not supported in autotrace scripts",
     "error.star_import": "star imports ({code}) are not supported in autotrace scripts",
-    "error.import": "import of {module} is not allowed: scripts may import torch (and its submodules) and math",
+    "error.import": "import of {module} is not allowed: scripts may import torch (and its submodules), math and numpy",
     "error.name": "name {name} is not available in autotrace scripts{hint}",
     "error.hint.main": " (a script always runs as the main program: drop the 'if __name__ == \"__main__\":' guard)",
     "error.attribute": "attribute {name} is not available in autotrace scripts",

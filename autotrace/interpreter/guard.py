@@ -366,7 +366,7 @@ def _attr_error(o, name: str) -> ScriptAttributeError:
     if modname is not None:
         if exists or name.startswith("_"):
             msg = f"attribute {name!r} of module {modname!r} is not available in autotrace scripts"
-        elif modname == "torch" or modname.startswith("torch."):
+        elif modname.split(".")[0] in ("torch", "numpy"):
             msg = f"{modname}.{name} is not supported by autotrace yet"
         else:
             msg = f"module {modname!r} has no attribute {name!r}"

@@ -55,7 +55,7 @@ SPECIAL_METHODS = frozenset(
 #: object), and special methods a script class defines itself (or reaches through super())
 READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__class__"}) | SPECIAL_METHODS
 
-ALLOWED_IMPORT_MESSAGE = "scripts may import torch (and its submodules) and math"
+ALLOWED_IMPORT_MESSAGE = "scripts may import torch (and its submodules), math and numpy"
 
 
 class Refusal(Exception):
@@ -75,7 +75,8 @@ def is_dunder(name: str | None) -> bool:
 
 
 def import_allowed(name: str) -> bool:
-    return name == "torch" or name.startswith("torch.") or name == "math"
+    return (name == "torch" or name.startswith("torch.") or name == "math"
+            or name in ("numpy", "numpy.random"))
 
 
 _ALLOWED = {

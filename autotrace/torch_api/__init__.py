@@ -289,5 +289,7 @@ def modules() -> dict:
         "torch.optim": optim, "torch.optim.lr_scheduler": lr_scheduler, "torch.utils": torch_utils,
         "torch.utils.data": data, "math": math,
     }
-    _expose([v for k, v in _cache.items() if k != "math"])
+    from ..numpy_api import namespaces as numpy_namespaces
+    _cache.update(numpy_namespaces())
+    _expose([v for k, v in _cache.items() if k != "math" and not k.startswith("numpy")])
     return _cache

@@ -171,7 +171,7 @@ def test_format_error_end_to_end_from_parse_and_run():
         parse_script(src, "bad.py")
     assert format_error("bad.py", src, e.value.error) == (
         "bad.py:1:1: error: ImportError: import of 'os' is not allowed: scripts may import torch "
-        "(and its submodules) and math\n    import os\n    ^~~~~~~~~")
+        "(and its submodules), math and numpy\n    import os\n    ^~~~~~~~~")
     src = "total = 0\nfor i in range(3):\n    total += i / (i - 2)\n"
     r = run(src)
     assert format_error("t.py", src, r.error) == (

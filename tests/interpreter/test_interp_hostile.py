@@ -75,7 +75,7 @@ HOSTILE = [
     ("f = lambda g=vars: g", "parse", "NameError", "name 'vars' is not available"),
     ("x = sorted([1], key=vars)", "parse", "NameError", "name 'vars' is not available"),
     ("import os", "parse", "ImportError",
-     "import of 'os' is not allowed: scripts may import torch (and its submodules) and math"),
+     "import of 'os' is not allowed: scripts may import torch (and its submodules), math and numpy"),
     ("import os.path", "parse", "ImportError", "import of 'os.path' is not allowed"),
     ("from os import system", "parse", "ImportError", "import of 'os' is not allowed"),
     ("import subprocess as torch", "parse", "ImportError", "import of 'subprocess' is not allowed"),

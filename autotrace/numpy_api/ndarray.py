@@ -1,0 +1,417 @@
+""":class:`NDArray`: a numpy array as scripts see it (``np.zeros(3)``, ``t.numpy()``).
+
+It holds a real ``numpy.ndarray`` (shared with a tensor after ``torch.from_numpy`` or
+``t.numpy()``, as in PyTorch) and exposes numpy's numeric methods and operators with
+numpy's own results and printing; no buffer, file, ctypes or ``base`` attribute exists.
+New arrays are counted against ``--limit elements`` and matrix products against
+``--limit flops`` before numpy runs.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .. import resources
+from . import printopts
+from ..tensor import Tensor
+from . import values
+from .values import NpDType, _operand, _tensor_array, as_dtype, operand, to_numpy, wrap
+
+
+def _axis(axis):
+    if axis is None or type(axis) is int:
+        return axis
+    if type(axis) in (tuple, list) and all(type(a) is int for a in axis):
+        return tuple(axis)
+    raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an integer")
+
+
+def _shape_args(args):
+    """``reshape(2, 3)``/``reshape((2, 3))``/``reshape([2, 3])`` as a tuple of ints."""
+    if len(args) == 1 and type(args[0]) in (tuple, list):
+        args = tuple(args[0])
+    for a in args:
+        if type(a) is not int:
+            raise TypeError(f"'{type(a).__name__}' object cannot be interpreted as an integer")
+    return tuple(args)
+
+
+def _index(key):
+    """A script subscript as a numpy index (arrays, tensors, slices, ints, None, ...)."""
+    from ..tensor import Tensor
+    t = type(key)
+    if t is NDArray:
+        return key._array
+    if isinstance(key, Tensor):
+        return key._data
+    if t is tuple:
+        return tuple(_index(k) for k in key)
+    if t is list:
+        return to_numpy(key)
+    return key
+
+
+def as_tensor_result(out):
+    """A numpy result as torch's ``Tensor.__array_wrap__`` gives it back: a new tensor
+    without history (a 0-d result too)."""
+    return Tensor._make(np.asarray(out))
+
+
+def _with_tensor(fn, x, y):
+    """``fn`` over a tensor operand and an array, as numpy computes it when torch hands a
+    mixed operation to the array (the tensor read as ``t.numpy()``), returned as a tensor."""
+    x = _tensor_array(x) if isinstance(x, Tensor) else x
+    y = _tensor_array(y) if isinstance(y, Tensor) else y
+    resources.check_broadcast_size(np.shape(x), np.shape(y))
+    return as_tensor_result(fn(x, y))
+
+
+#: ``array + tensor`` fails in torch with numpy's sequence-concatenation error
+_CONCAT = ("Concatenation operation is not implemented for NumPy arrays, use np.concatenate() instead. "
+           "Please do not rely on this error; it may not be given on all Python implementations.")
+
+
+def _binary(fn, with_tensor=None):
+    """``array op other``; with a tensor on the right, torch's outcomes: a tensor for
+    ``==``/``!=``/``/`` (``with_tensor``), Python's TypeError for the rest."""
+    def op(self, other):
+        o = _operand(other)
+        if o is NotImplemented:
+            if with_tensor is not None and isinstance(other, Tensor):
+                return with_tensor(self._array, other)
+            return NotImplemented
+        resources.check_broadcast_size(self._array.shape, np.shape(o))
+        return wrap(fn(self._array, o))
+    return op
+
+
+def _reflected(fn):
+    """``other op array``: a tensor on the left gives numpy's result as a tensor (torch
+    passes the operation on to the array)."""
+    def op(self, other):
+        o = _operand(other)
+        if o is NotImplemented:
+            if isinstance(other, Tensor):
+                return _with_tensor(fn, other, self._array)
+            return NotImplemented
+        resources.check_broadcast_size(self._array.shape, np.shape(o))
+        return wrap(fn(o, self._array))
+    return op
+
+
+def _add_tensor(a, t):
+    raise TypeError(_CONCAT)
+
+
+def _div_tensor(a, t):
+    """``array / tensor``: torch's ``__rtruediv__`` is ``reciprocal(t) * array``."""
+    r = _tensor_array(t)
+    with np.errstate(all="ignore"):
+        r = np.reciprocal(r) if r.dtype.kind == "f" else np.reciprocal(r.astype(np.float32))
+    return _with_tensor(np.multiply, a, r)
+
+
+def _inplace(fn):
+    def op(self, other):
+        o = _operand(other)
+        if o is NotImplemented:
+            return NotImplemented
+        resources.check_broadcast_size(self._array.shape, np.shape(o))
+        fn(self._array, o, out=self._array)
+        return self
+    return op
+
+
+def _check_matmul(a, b):
+    resources.check_matmul(np.atleast_2d(a) if np.ndim(a) == 1 else a, np.atleast_1d(b))
+    sa, sb = np.shape(a), np.shape(b)
+    if len(sa) >= 1 and len(sb) >= 1:
+        try:
+            out = np.broadcast_shapes(sa[:-2], sb[:-2]) + sa[-2:-1] + sb[-1:] if len(sb) >= 2 else sa[:-1]
+        except ValueError:
+            return
+        resources.check_shape(out)
+
+
+def dot_check(a, b):
+    """Before ``np.dot(a, b)``: the result's size and the work, as for a matmul."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        resources.check_broadcast_size(np.shape(a), np.shape(b))
+        return
+    k = np.shape(a)[-1]
+    out = np.shape(a)[:-1] + np.shape(b)[:-2] + np.shape(b)[-1:] if np.ndim(b) >= 2 else np.shape(a)[:-1]
+    resources.check_shape(out)
+    n = 1
+    for s in out:
+        n *= s
+    kind = {np.asarray(a).dtype.kind, np.asarray(b).dtype.kind}
+    resources.check_work(2.0 * n * k * (resources.INT_MATMUL_FACTOR if kind & set("biu") else 1),
+                         "a dot product")
+
+
+def _matmul(a, b):
+    _check_matmul(a, b)
+    return np.matmul(a, b)
+
+
+class NDArray:
+    __slots__ = ("_array",)
+    __array_ufunc__ = None          # numpy scalars defer to NDArray's reflected operators
+    _script_attrs = frozenset({
+        "shape", "dtype", "ndim", "size", "itemsize", "nbytes", "T", "tolist", "item", "copy",
+        "reshape", "transpose", "astype", "flatten", "ravel", "squeeze", "sum", "mean", "max", "min",
+        "argmax", "argmin", "std", "var", "prod", "cumsum", "cumprod", "dot", "clip", "round", "any",
+        "all", "fill", "swapaxes", "argsort", "sort", "repeat", "nonzero",
+    })
+
+    def __init__(self, array: np.ndarray):
+        if type(array) is not np.ndarray:
+            raise TypeError("np.ndarray(...) cannot be called in autotrace scripts: use np.zeros or np.array")
+        self._array = array
+
+    # -- attributes ----------------------------------------------------------------------
+
+    @property
+    def shape(self):
+        return tuple(self._array.shape)
+
+    @property
+    def dtype(self):
+        return NpDType(self._array.dtype)
+
+    @property
+    def ndim(self):
+        return self._array.ndim
+
+    @property
+    def size(self):
+        return int(self._array.size)
+
+    @property
+    def itemsize(self):
+        return self._array.itemsize
+
+    @property
+    def nbytes(self):
+        return int(self._array.nbytes)
+
+    @property
+    def T(self):
+        return NDArray(self._array.T)
+
+    # -- conversions ----------------------------------------------------------------------
+
+    def tolist(self):
+        from ..interpreter.limits import RT, seq_limit
+        if self._array.size > RT.max_seq:
+            raise seq_limit(self._array.size, "tolist()")
+        return self._array.tolist()
+
+    def item(self, *args):
+        return self._array.item(*args)
+
+    def copy(self):
+        return NDArray(self._array.copy())
+
+    def astype(self, dtype):
+        return NDArray(self._array.astype(as_dtype(dtype)))
+
+    def fill(self, value):
+        self._array.fill(to_numpy(value))
+
+    # -- shape ----------------------------------------------------------------------------
+
+    def reshape(self, *shape):
+        return NDArray(self._array.reshape(_shape_args(shape)))
+
+    def transpose(self, *axes):
+        return NDArray(self._array.transpose(*(_shape_args(axes) if axes else ())))
+
+    def swapaxes(self, a, b):
+        return NDArray(self._array.swapaxes(a, b))
+
+    def flatten(self):
+        return NDArray(self._array.flatten())
+
+    def ravel(self):
+        return NDArray(self._array.ravel())
+
+    def squeeze(self, axis=None):
+        return NDArray(self._array.squeeze(axis=_axis(axis)))
+
+    def repeat(self, repeats, axis=None):
+        from .functions import repeat
+        return repeat(self, repeats, axis)
+
+    # -- reductions -------------------------------------------------------------------------
+
+    def sum(self, axis=None, dtype=None, keepdims=False):
+        return wrap(self._array.sum(axis=_axis(axis), dtype=as_dtype(dtype), keepdims=keepdims))
+
+    def mean(self, axis=None, dtype=None, keepdims=False):
+        return wrap(self._array.mean(axis=_axis(axis), dtype=as_dtype(dtype), keepdims=keepdims))
+
+    def prod(self, axis=None, dtype=None, keepdims=False):
+        return wrap(self._array.prod(axis=_axis(axis), dtype=as_dtype(dtype), keepdims=keepdims))
+
+    def max(self, axis=None, keepdims=False):
+        return wrap(self._array.max(axis=_axis(axis), keepdims=keepdims))
+
+    def min(self, axis=None, keepdims=False):
+        return wrap(self._array.min(axis=_axis(axis), keepdims=keepdims))
+
+    def argmax(self, axis=None, keepdims=False):
+        return wrap(self._array.argmax(axis=_axis(axis), keepdims=keepdims))
+
+    def argmin(self, axis=None, keepdims=False):
+        return wrap(self._array.argmin(axis=_axis(axis), keepdims=keepdims))
+
+    def std(self, axis=None, dtype=None, ddof=0, keepdims=False):
+        return wrap(self._array.std(axis=_axis(axis), dtype=as_dtype(dtype), ddof=ddof, keepdims=keepdims))
+
+    def var(self, axis=None, dtype=None, ddof=0, keepdims=False):
+        return wrap(self._array.var(axis=_axis(axis), dtype=as_dtype(dtype), ddof=ddof, keepdims=keepdims))
+
+    def any(self, axis=None, keepdims=False):
+        return wrap(self._array.any(axis=_axis(axis), keepdims=keepdims))
+
+    def all(self, axis=None, keepdims=False):
+        return wrap(self._array.all(axis=_axis(axis), keepdims=keepdims))
+
+    def cumsum(self, axis=None, dtype=None):
+        return wrap(self._array.cumsum(axis=_axis(axis), dtype=as_dtype(dtype)))
+
+    def cumprod(self, axis=None, dtype=None):
+        return wrap(self._array.cumprod(axis=_axis(axis), dtype=as_dtype(dtype)))
+
+    def argsort(self, axis=-1):
+        resources.check_sort(self._array.size, "an argsort")
+        return wrap(self._array.argsort(axis=_axis(axis)))
+
+    def sort(self, axis=-1):
+        resources.check_sort(self._array.size)
+        self._array.sort(axis=_axis(axis))
+
+    def nonzero(self):
+        return wrap(self._array.nonzero())
+
+    # -- math -----------------------------------------------------------------------------
+
+    def dot(self, other):
+        o = to_numpy(other)
+        dot_check(self._array, o)
+        return wrap(np.dot(self._array, o))
+
+    def clip(self, min=None, max=None):
+        lo = None if min is None else operand(min)
+        hi = None if max is None else operand(max)
+        for b in (lo, hi):
+            if b is not None:
+                resources.check_broadcast_size(self._array.shape, np.shape(b))
+        return wrap(self._array.clip(lo, hi))
+
+    def round(self, decimals=0):
+        return wrap(self._array.round(decimals))
+
+    # -- indexing -------------------------------------------------------------------------
+
+    def __getitem__(self, key):
+        return wrap(self._array[_index(key)])
+
+    def __setitem__(self, key, value):
+        self._array[_index(key)] = operand(value)
+
+    def __len__(self):
+        return len(self._array)
+
+    def __iter__(self):
+        if self._array.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return (wrap(v) for v in self._array)
+
+    def __contains__(self, value):
+        return bool((self._array == to_numpy(value)).any())
+
+    def __bool__(self):
+        return bool(self._array)
+
+    def __float__(self):
+        return float(self._array)
+
+    def __int__(self):
+        return int(self._array)
+
+    def __index__(self):
+        return operator.index(self._array)
+
+    # -- printing -------------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        return printopts.format_array(self._array, repr)
+
+    def __str__(self) -> str:
+        return printopts.format_array(self._array, str)
+
+    def __format__(self, spec: str) -> str:
+        if self._array.ndim == 0:
+            return format(wrap(self._array[()]), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to numpy.ndarray.__format__")
+        return str(self)
+
+    __hash__ = None
+
+    # -- operators ------------------------------------------------------------------------
+
+    __add__ = _binary(np.add, _add_tensor)
+    __radd__ = _reflected(np.add)
+    __iadd__ = _inplace(np.add)
+    __sub__ = _binary(np.subtract)
+    __rsub__ = _reflected(np.subtract)
+    __isub__ = _inplace(np.subtract)
+    __mul__ = _binary(np.multiply)
+    __rmul__ = _reflected(np.multiply)
+    __imul__ = _inplace(np.multiply)
+    __truediv__ = _binary(np.true_divide, _div_tensor)
+    __rtruediv__ = _reflected(np.true_divide)
+    __itruediv__ = _inplace(np.true_divide)
+    __floordiv__ = _binary(np.floor_divide)
+    __rfloordiv__ = _reflected(np.floor_divide)
+    __ifloordiv__ = _inplace(np.floor_divide)
+    __mod__ = _binary(np.remainder)
+    __rmod__ = _reflected(np.remainder)
+    __pow__ = _binary(np.power)
+    __rpow__ = _reflected(np.power)
+    __ipow__ = _inplace(np.power)
+    __matmul__ = _binary(_matmul)
+    __rmatmul__ = _reflected(_matmul)
+    __and__ = _binary(np.bitwise_and)
+    __rand__ = _reflected(np.bitwise_and)
+    __or__ = _binary(np.bitwise_or)
+    __ror__ = _reflected(np.bitwise_or)
+    __xor__ = _binary(np.bitwise_xor)
+    __rxor__ = _reflected(np.bitwise_xor)
+    __eq__ = _binary(np.equal, lambda a, t: _with_tensor(np.equal, a, t))
+    __ne__ = _binary(np.not_equal, lambda a, t: _with_tensor(np.not_equal, a, t))
+    __lt__ = _binary(np.less)
+    __le__ = _binary(np.less_equal)
+    __gt__ = _binary(np.greater)
+    __ge__ = _binary(np.greater_equal)
+
+    def __neg__(self):
+        return NDArray(-self._array)
+
+    def __pos__(self):
+        return NDArray(+self._array)
+
+    def __abs__(self):
+        return NDArray(np.abs(self._array))
+
+    def __invert__(self):
+        return NDArray(~self._array)
+
+
+NDArray.__name__ = NDArray.__qualname__ = "numpy.ndarray"   # Python's operator errors name it so
+values.NDArray = NDArray
