@@ -13,7 +13,7 @@ import numpy as np
 from .. import resources
 from ..tensor import Tensor
 from .ndarray import NDArray, _axis, _check_matmul, as_tensor_result, dot_check
-from .values import as_dtype, operand, refused, to_numpy, wrap
+from .values import as_dtype, english, operand, to_numpy, wrap
 
 
 def _dim(s) -> int:
@@ -414,18 +414,18 @@ def nonzero(a):
     return wrap(np.nonzero(to_numpy(a)))
 
 
-def _refuse(name, why):
+def _refuse(name, key):
     def f(*args, **kwargs):
-        raise refused(f"{name}() ({why})")
+        raise TypeError(english(key, name=f"np.{name}"))
     f.__name__ = name
     return f
 
 
 #: numpy functions that reach files, memory or Python internals: refused with a reason
-REFUSED = {n: _refuse(n, "scripts cannot read or write files")
+REFUSED = {n: _refuse(n, "error.numpy_files")
            for n in ("load", "save", "savez", "savez_compressed", "loadtxt", "savetxt", "genfromtxt",
                      "fromfile", "memmap", "fromregex")}
-REFUSED.update({n: _refuse(n, "scripts cannot reach numpy's internals")
+REFUSED.update({n: _refuse(n, "error.numpy_internals")
                 for n in ("frombuffer", "frompyfunc", "vectorize", "fromiter", "from_dlpack")})
 
 

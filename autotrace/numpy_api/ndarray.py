@@ -73,6 +73,43 @@ _CONCAT = ("Concatenation operation is not implemented for NumPy arrays, use np.
            "Please do not rely on this error; it may not be given on all Python implementations.")
 
 
+def _check_fancy(shape, key) -> None:
+    """Before advanced indexing: an upper bound of the result's size (the broadcast index
+    arrays times the dimensions they do not consume) against the element limit."""
+    key = key if type(key) is tuple else (key,)
+    arrays = [k for k in key if isinstance(k, np.ndarray) and k.ndim]
+    if not arrays:
+        return
+    explicit = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+                   for k in key if k is not None and k is not Ellipsis)
+    consumed, p, shapes = set(), 0, []
+    for k in key:
+        if k is None:
+            continue
+        if k is Ellipsis:
+            p += max(len(shape) - explicit, 0)
+            continue
+        if isinstance(k, np.ndarray) and k.ndim:
+            if k.dtype == np.bool_:
+                consumed.update(range(p, p + k.ndim))
+                shapes.append((int(np.count_nonzero(k)),))
+                p += k.ndim
+                continue
+            consumed.add(p)
+            shapes.append(k.shape)
+        p += 1
+    try:
+        n = 1
+        for s in np.broadcast_shapes(*shapes):
+            n *= s
+    except ValueError:
+        return      # numpy reports the shape mismatch
+    for d, s in enumerate(shape):
+        if d not in consumed:
+            n *= s
+    resources.check_count(n)
+
+
 def _binary(fn, with_tensor=None):
     """``array op other``; with a tensor on the right, torch's outcomes: a tensor for
     ``==``/``!=``/``/`` (``with_tensor``), Python's TypeError for the rest."""
@@ -168,7 +205,7 @@ class NDArray:
 
     def __init__(self, array: np.ndarray):
         if type(array) is not np.ndarray:
-            raise TypeError("np.ndarray(...) cannot be called in autotrace scripts: use np.zeros or np.array")
+            raise TypeError(values.english("error.numpy_ndarray"))
         self._array = array
 
     # -- attributes ----------------------------------------------------------------------
@@ -318,7 +355,9 @@ class NDArray:
     # -- indexing -------------------------------------------------------------------------
 
     def __getitem__(self, key):
-        return wrap(self._array[_index(key)])
+        key = _index(key)
+        _check_fancy(self._array.shape, key)
+        return wrap(self._array[key])
 
     def __setitem__(self, key, value):
         self._array[_index(key)] = operand(value)

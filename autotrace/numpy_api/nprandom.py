@@ -99,7 +99,7 @@ class _Draws:
             for s in shape:
                 k *= s
             resources.check_count(max(k, n if type(pool) is int else 0))
-        if type(pool) is int:
+        if type(pool) is int and (not replace or p is not None):
             resources.check_count(max(pool, 0))     # numpy builds arange(a) for p= and no replace
         return wrap(self._g.choice(pool, shape, bool(replace), None if p is None else to_numpy(p)))
 
@@ -186,5 +186,5 @@ def _module_fn(name):
 
 def members() -> dict:
     out = {n: _module_fn(n) for n in RandomState._script_attrs}
-    out.update(RandomState=RandomState, default_rng=default_rng, Generator=Generator)
+    out.update(RandomState=RandomState, default_rng=default_rng)
     return out

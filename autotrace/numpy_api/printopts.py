@@ -28,7 +28,8 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
         if value < 0:
             raise ValueError(f"{name} must be >= 0")
         if top is not None and value > top:
-            raise ValueError(f"{name} over {top} is not supported in autotrace scripts")
+            from .values import english
+            raise ValueError(english("error.numpy_printoption", name=name, value=value, top=top))
         new[name] = value
     if suppress is not None:
         new["suppress"] = bool(suppress)

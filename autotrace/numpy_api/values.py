@@ -21,8 +21,15 @@ _NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"
           "float16", "float32", "float64")
 
 
-def refused(what: str) -> TypeError:
-    return TypeError(f"numpy {what} is not supported in autotrace scripts")
+def english(key: str, **values) -> str:
+    """An autotrace sentence in English, as runs record errors (shown translated later)."""
+    from ..messages import EN
+    return EN[key].format(**values)
+
+
+def refused(dtype) -> TypeError:
+    """The error for an array of a dtype scripts cannot have (strings, objects, ...)."""
+    return TypeError(english("error.numpy_dtype", dtype=dtype))
 
 
 # ---------------------------------------------------------------------------
@@ -99,7 +106,7 @@ def as_dtype(d):
         except TypeError:
             raise TypeError(f"data type {d!r} not understood") from None
         if dt.kind not in _KINDS or dt.byteorder not in "=|":
-            raise refused(f"dtype {d!r}")
+            raise refused(d)
         return dt
     raise TypeError(f"Cannot interpret '{d}' as a data type")
 
@@ -107,21 +114,13 @@ def as_dtype(d):
 # ---------------------------------------------------------------------------
 # scalars
 
-class _NpFloat(float):
-    """A numpy float scalar as a ``float``: prints as numpy does, computes in its own
-    precision with numpy's promotion, and is a float everywhere else."""
+class _NpScalar:
+    """What numpy scalars share: numpy's printing, numpy's arithmetic (its precision,
+    promotion and integer wrap-around, results wrapped again) and the scalar attributes."""
 
     __slots__ = ()
     _np_type = np.float64
     _script_attrs = frozenset({"item", "dtype", "shape", "ndim", "size", "tolist", "astype", "real", "imag"})
-
-    def _np(self):
-        return self._np_type(float(self))
-
-    def item(self):
-        return float(self)
-
-    tolist = item
 
     @property
     def dtype(self):
@@ -159,17 +158,93 @@ class _NpFloat(float):
     def __format__(self, spec: str) -> str:
         return format(self._np(), spec)
 
-    def __hash__(self):
-        return float.__hash__(self)
-
     def __neg__(self):
-        return wrap(-self._np())
+        with np.errstate(all="ignore"):
+            return wrap(-self._np())
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        return wrap(abs(self._np()))
+        with np.errstate(all="ignore"):
+            return wrap(abs(self._np()))
+
+
+class _NpFloat(_NpScalar, float):
+    """A numpy float scalar as a ``float`` (``isinstance(x, float)`` holds, as for
+    ``numpy.float64``)."""
+
+    __slots__ = ()
+
+    def _np(self):
+        return self._np_type(float(self))
+
+    def item(self):
+        return float(self)
+
+    tolist = item
+
+    def __hash__(self):
+        return float.__hash__(self)
+
+
+class _NpInt(_NpScalar, int):
+    """A numpy integer scalar as an ``int`` subclass with numpy's fixed-width arithmetic;
+    the interpreter's size checks read it through ``__index__``."""
+
+    __slots__ = ()
+    _np_type = np.int64
+
+    def _np(self):
+        return self._np_type(int(self))
+
+    def item(self):
+        return int(self)
+
+    tolist = item
+
+    def __hash__(self):
+        return int.__hash__(self)
+
+    def __invert__(self):
+        return wrap(~self._np())
+
+
+class NpBool(_NpScalar):
+    """``numpy.bool_`` (``np.True_``): truthy as a bool but not a ``bool`` (as in numpy),
+    with numpy's arithmetic (``np.True_ + 1`` is ``np.int64(2)``)."""
+
+    __slots__ = ("_v",)
+    _np_type = np.bool_
+
+    def __init__(self, v: bool):
+        self._v = bool(v)
+
+    def _np(self):
+        return np.bool_(self._v)
+
+    def item(self):
+        return self._v
+
+    tolist = item
+
+    def __bool__(self):
+        return self._v
+
+    def __int__(self):
+        return int(self._v)
+
+    def __float__(self):
+        return float(self._v)
+
+    def __hash__(self):
+        return hash(self._v)
+
+    def __invert__(self):
+        return NpBool(not self._v)
+
+
+NpBool.__name__ = NpBool.__qualname__ = "numpy.bool"
 
 
 def _scalar_op(name):
@@ -180,14 +255,20 @@ def _scalar_op(name):
         if isinstance(o, np.ndarray):
             resources.check_count(o.size)
         with np.errstate(all="ignore"):
-            return wrap(getattr(self._np(), name)(o))
+            r = getattr(self._np(), name)(o)
+        return NotImplemented if r is NotImplemented else wrap(r)
     op.__name__ = name
     return op
 
 
 for _n in ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "floordiv",
-           "rfloordiv", "mod", "rmod", "pow", "rpow", "lt", "le", "gt", "ge", "eq", "ne"):
-    setattr(_NpFloat, f"__{_n}__", _scalar_op(f"__{_n}__"))
+           "rfloordiv", "mod", "rmod", "pow", "rpow", "lt", "le", "gt", "ge", "eq", "ne",
+           "divmod", "rdivmod"):
+    setattr(_NpScalar, f"__{_n}__", _scalar_op(f"__{_n}__"))
+for _n in ("lshift", "rlshift", "rshift", "rrshift", "and", "rand", "or", "ror", "xor", "rxor"):
+    setattr(_NpInt, f"__{_n}__", _scalar_op(f"__{_n}__"))
+for _n in ("and", "rand", "or", "ror", "xor", "rxor"):
+    setattr(NpBool, f"__{_n}__", _scalar_op(f"__{_n}__"))
 
 
 class Float64(_NpFloat):
@@ -205,7 +286,11 @@ class Float16(_NpFloat):
     _np_type = np.float16
 
 
-for _c in (Float64, Float32, Float16):
+_INT_TYPES = {}
+for _t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64):
+    _INT_TYPES[np.dtype(_t)] = type(_t.__name__.capitalize(), (_NpInt,), {"__slots__": (), "_np_type": _t})
+
+for _c in (Float64, Float32, Float16, *_INT_TYPES.values()):
     _c.__name__ = _c.__qualname__ = f"numpy.{_c._np_type.__name__}"
 
 _FLOATS = {np.dtype(np.float64): Float64, np.dtype(np.float32): Float32, np.dtype(np.float16): Float16}
@@ -221,9 +306,11 @@ def wrap(v):
     if isinstance(v, np.generic):
         if isinstance(v, np.floating):
             return _FLOATS[v.dtype](float(v))
-        if isinstance(v, (np.integer, np.bool_)):
-            return v.item()
-        raise refused(f"scalar type {v.dtype}")
+        if isinstance(v, np.integer):
+            return _INT_TYPES[v.dtype](int(v))
+        if isinstance(v, np.bool_):
+            return NpBool(v)
+        raise refused(v.dtype)
     if t is tuple:
         return tuple(wrap(x) for x in v)
     if t is list:
@@ -240,9 +327,9 @@ def _operand(x):
     t = type(x)
     if t is NDArray:
         return x._array
-    if t in (int, float, bool):
+    if t is int or t is float or t is bool:
         return x
-    if isinstance(x, _NpFloat):
+    if isinstance(x, _NpScalar):
         return x._np()
     if t in (list, tuple):
         return to_numpy(x)
@@ -256,7 +343,7 @@ def operand(x):
     t = type(x)
     if t is int or t is float or t is bool:
         return x
-    if isinstance(x, _NpFloat):
+    if isinstance(x, _NpScalar):
         return x._np()
     return to_numpy(x)
 
@@ -268,12 +355,14 @@ def _tensor_array(t):
 
 
 def _count(x, depth=0) -> int:
-    if depth > 32:
-        raise ValueError("maximum supported dimension for an ndarray is currently 64, found 33")
+    if depth > 64:
+        raise ValueError("maximum supported dimension for an ndarray is currently 64, found 65")
     t = type(x)
     if t is NDArray:
         return x._array.size
     if t in (list, tuple):
+        if _plain(x):
+            return len(x)
         return sum(_count(v, depth + 1) for v in x) if x else 0
     from ..tensor import Tensor
     if isinstance(x, Tensor):
@@ -281,22 +370,30 @@ def _count(x, depth=0) -> int:
     return 1
 
 
+_NUMBERS = frozenset({int, float, bool})
+
+
+def _plain(seq) -> bool:
+    """A flat list/tuple of Python numbers (numpy reads it as is, at C speed)."""
+    return set(map(type, seq)) <= _NUMBERS
+
+
 def _leaf(x):
     from ..tensor import Tensor
     t = type(x)
+    if (t is list or t is tuple) and _plain(x):
+        return x
     if t is NDArray:
         return x._array
-    if t in (int, float, bool) or isinstance(x, _NpFloat):
-        return x._np() if isinstance(x, _NpFloat) else x
+    if t in (int, float, bool) or isinstance(x, _NpScalar):
+        return x._np() if isinstance(x, _NpScalar) else x
     if isinstance(x, Tensor):
         return _tensor_array(x)
     if t in (list, tuple):
         return [_leaf(v) for v in x]
-    if x is None:
-        raise refused("arrays of objects (dtype=object)")
     if t is str:
-        raise refused("arrays of strings")
-    raise refused(f"arrays of {type(x).__name__} objects (dtype=object)")
+        raise refused("str")
+    raise refused("object")
 
 
 def to_numpy(x, dtype=None, copy=None):
@@ -316,12 +413,10 @@ def to_numpy(x, dtype=None, copy=None):
             a = np.array(_leaf(x))
         except ValueError as e:
             raise ValueError(str(e)) from None
-        if a.dtype.kind not in _KINDS:
-            raise refused(f"arrays of dtype {a.dtype}")
     else:
         a = np.asarray(_leaf(x))
     if a.dtype.kind not in _KINDS:
-        raise refused(f"arrays of dtype {a.dtype}")
+        raise refused(a.dtype)
     if dt is not None and a.dtype != dt:
         return a.astype(dt)
     return a.copy() if copy else a

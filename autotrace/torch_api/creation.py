@@ -134,8 +134,8 @@ def from_numpy(ndarray):
 
 
 def _np_type_name(x) -> str:
-    from ..numpy_api.values import _NpFloat
-    if isinstance(x, _NpFloat):
+    from ..numpy_api.values import _NpScalar
+    if isinstance(x, _NpScalar):
         return f"numpy.{x._np_type.__name__}"
     return type(x).__name__
 
