@@ -224,6 +224,19 @@ def test_arrays_are_not_tensors_in_the_variables_table():
     assert (t.variables["s"].kind, t.variables["s"].value) == ("number", 2.0)
 
 
+def test_numpy_runtime_warnings_are_the_scripts_warnings():
+    t = run("import numpy as np\na = np.array([0.0, 1.0, -1.0])\nb = np.log(a)\nc = 1 / a\n"
+            "d = np.array([1e200]) ** 2\ne = np.mean(np.array([]))\nf = np.float32(3e38) * np.float32(10)\n", "t.py")
+    assert [(w["category"], w["message"], w["line"]) for w in t.warnings] == [
+        ("RuntimeWarning", "divide by zero encountered in log", 3),
+        ("RuntimeWarning", "invalid value encountered in log", 3),
+        ("RuntimeWarning", "divide by zero encountered in divide", 4),
+        ("RuntimeWarning", "overflow encountered in square", 5),
+        ("RuntimeWarning", "Mean of empty slice", 6),
+        ("RuntimeWarning", "invalid value encountered in scalar divide", 6),
+        ("RuntimeWarning", "overflow encountered in scalar multiply", 7)]
+
+
 def test_type_names_are_numpys():
     out = autotrace_out("import numpy as np\na = np.ones(2)\nprint(type(a), type(a).__name__, isinstance(a, np.ndarray),"
                         " type(a.sum()).__name__, np.float64)\n")
@@ -317,6 +330,14 @@ LIMITED = [
     "np.diag(np.ones(10**5))",
     "np.set_printoptions(threshold=10**9)\nprint(np.zeros(10**7))",
     "np.sort(np.ones(10**8))",
+    # numpy integers and one-element integer tensors are read through __index__ by the size checks
+    "x = [0] * np.int64(10**9)",
+    "x = [0]\nx *= np.int64(10**9)",
+    "s = 'a'.ljust(np.int64(10**9))",
+    "s = '%*d' % (np.int64(10**9), 1)",
+    "import math\nmath.factorial(np.int64(10**7))",
+    "import torch\nx = 'ab' * torch.tensor(10**9)",
+    "import math, torch\nmath.comb(torch.tensor(10**7), torch.tensor(10**6))",
 ]
 
 

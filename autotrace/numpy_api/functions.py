@@ -13,7 +13,7 @@ import numpy as np
 from .. import resources
 from ..tensor import Tensor
 from .ndarray import NDArray, _axis, _check_matmul, as_tensor_result, dot_check
-from .values import as_dtype, english, operand, to_numpy, wrap
+from .values import as_dtype, english, numpy_warnings, operand, to_numpy, wrap
 
 
 def _dim(s) -> int:
@@ -149,7 +149,8 @@ def _ufunc(name, nin):
         xs = [operand(a) for a in args]
         if nin > 1:
             resources.check_broadcast_size(*(np.shape(x) for x in xs))
-        out = fn(*xs, dtype=as_dtype(dtype)) if dtype is not None else fn(*xs)
+        with numpy_warnings():
+            out = fn(*xs, dtype=as_dtype(dtype)) if dtype is not None else fn(*xs)
         return _like_inputs(out, args)
     f.__name__ = name
     return f
@@ -225,7 +226,8 @@ def _reduction(name, extra=()):
             kw["dtype"] = as_dtype(kw["dtype"])
         if isinstance(a, Tensor):
             _tensor_reduction(name, a)
-        out = getattr(np, method)(to_numpy(a), axis=_axis(axis), keepdims=keepdims, **kw)
+        with numpy_warnings():
+            out = getattr(np, method)(to_numpy(a), axis=_axis(axis), keepdims=keepdims, **kw)
         return as_tensor_result(out) if isinstance(a, Tensor) else wrap(out)
     f.__name__ = name
     return f

@@ -17,7 +17,7 @@ from .. import resources
 from . import printopts
 from ..tensor import Tensor
 from . import values
-from .values import NpDType, _operand, _tensor_array, as_dtype, operand, to_numpy, wrap
+from .values import NpDType, _operand, _tensor_array, as_dtype, numpy_warnings, operand, to_numpy, wrap
 
 
 def _axis(axis):
@@ -65,7 +65,8 @@ def _with_tensor(fn, x, y):
     x = _tensor_array(x) if isinstance(x, Tensor) else x
     y = _tensor_array(y) if isinstance(y, Tensor) else y
     resources.check_broadcast_size(np.shape(x), np.shape(y))
-    return as_tensor_result(fn(x, y))
+    with numpy_warnings():
+        return as_tensor_result(fn(x, y))
 
 
 #: ``array + tensor`` fails in torch with numpy's sequence-concatenation error
@@ -120,7 +121,8 @@ def _binary(fn, with_tensor=None):
                 return with_tensor(self._array, other)
             return NotImplemented
         resources.check_broadcast_size(self._array.shape, np.shape(o))
-        return wrap(fn(self._array, o))
+        with numpy_warnings():
+            return wrap(fn(self._array, o))
     return op
 
 
@@ -134,7 +136,8 @@ def _reflected(fn):
                 return _with_tensor(fn, other, self._array)
             return NotImplemented
         resources.check_broadcast_size(self._array.shape, np.shape(o))
-        return wrap(fn(o, self._array))
+        with numpy_warnings():
+            return wrap(fn(o, self._array))
     return op
 
 
@@ -156,7 +159,8 @@ def _inplace(fn):
         if o is NotImplemented:
             return NotImplemented
         resources.check_broadcast_size(self._array.shape, np.shape(o))
-        fn(self._array, o, out=self._array)
+        with numpy_warnings():
+            fn(self._array, o)
         return self
     return op
 
@@ -285,13 +289,16 @@ class NDArray:
     # -- reductions -------------------------------------------------------------------------
 
     def sum(self, axis=None, dtype=None, keepdims=False):
-        return wrap(self._array.sum(axis=_axis(axis), dtype=as_dtype(dtype), keepdims=keepdims))
+        with numpy_warnings():
+            return wrap(self._array.sum(axis=_axis(axis), dtype=as_dtype(dtype), keepdims=keepdims))
 
     def mean(self, axis=None, dtype=None, keepdims=False):
-        return wrap(self._array.mean(axis=_axis(axis), dtype=as_dtype(dtype), keepdims=keepdims))
+        with numpy_warnings():
+            return wrap(self._array.mean(axis=_axis(axis), dtype=as_dtype(dtype), keepdims=keepdims))
 
     def prod(self, axis=None, dtype=None, keepdims=False):
-        return wrap(self._array.prod(axis=_axis(axis), dtype=as_dtype(dtype), keepdims=keepdims))
+        with numpy_warnings():
+            return wrap(self._array.prod(axis=_axis(axis), dtype=as_dtype(dtype), keepdims=keepdims))
 
     def max(self, axis=None, keepdims=False):
         return wrap(self._array.max(axis=_axis(axis), keepdims=keepdims))
@@ -306,10 +313,12 @@ class NDArray:
         return wrap(self._array.argmin(axis=_axis(axis), keepdims=keepdims))
 
     def std(self, axis=None, dtype=None, ddof=0, keepdims=False):
-        return wrap(self._array.std(axis=_axis(axis), dtype=as_dtype(dtype), ddof=ddof, keepdims=keepdims))
+        with numpy_warnings():
+            return wrap(self._array.std(axis=_axis(axis), dtype=as_dtype(dtype), ddof=ddof, keepdims=keepdims))
 
     def var(self, axis=None, dtype=None, ddof=0, keepdims=False):
-        return wrap(self._array.var(axis=_axis(axis), dtype=as_dtype(dtype), ddof=ddof, keepdims=keepdims))
+        with numpy_warnings():
+            return wrap(self._array.var(axis=_axis(axis), dtype=as_dtype(dtype), ddof=ddof, keepdims=keepdims))
 
     def any(self, axis=None, keepdims=False):
         return wrap(self._array.any(axis=_axis(axis), keepdims=keepdims))
@@ -404,40 +413,40 @@ class NDArray:
 
     # -- operators ------------------------------------------------------------------------
 
-    __add__ = _binary(np.add, _add_tensor)
-    __radd__ = _reflected(np.add)
-    __iadd__ = _inplace(np.add)
-    __sub__ = _binary(np.subtract)
-    __rsub__ = _reflected(np.subtract)
-    __isub__ = _inplace(np.subtract)
-    __mul__ = _binary(np.multiply)
-    __rmul__ = _reflected(np.multiply)
-    __imul__ = _inplace(np.multiply)
-    __truediv__ = _binary(np.true_divide, _div_tensor)
-    __rtruediv__ = _reflected(np.true_divide)
-    __itruediv__ = _inplace(np.true_divide)
-    __floordiv__ = _binary(np.floor_divide)
-    __rfloordiv__ = _reflected(np.floor_divide)
-    __ifloordiv__ = _inplace(np.floor_divide)
-    __mod__ = _binary(np.remainder)
-    __rmod__ = _reflected(np.remainder)
-    __pow__ = _binary(np.power)
-    __rpow__ = _reflected(np.power)
-    __ipow__ = _inplace(np.power)
+    __add__ = _binary(operator.add, _add_tensor)
+    __radd__ = _reflected(operator.add)
+    __iadd__ = _inplace(operator.iadd)
+    __sub__ = _binary(operator.sub)
+    __rsub__ = _reflected(operator.sub)
+    __isub__ = _inplace(operator.isub)
+    __mul__ = _binary(operator.mul)
+    __rmul__ = _reflected(operator.mul)
+    __imul__ = _inplace(operator.imul)
+    __truediv__ = _binary(operator.truediv, _div_tensor)
+    __rtruediv__ = _reflected(operator.truediv)
+    __itruediv__ = _inplace(operator.itruediv)
+    __floordiv__ = _binary(operator.floordiv)
+    __rfloordiv__ = _reflected(operator.floordiv)
+    __ifloordiv__ = _inplace(operator.ifloordiv)
+    __mod__ = _binary(operator.mod)
+    __rmod__ = _reflected(operator.mod)
+    __pow__ = _binary(operator.pow)
+    __rpow__ = _reflected(operator.pow)
+    __ipow__ = _inplace(operator.ipow)
     __matmul__ = _binary(_matmul)
     __rmatmul__ = _reflected(_matmul)
-    __and__ = _binary(np.bitwise_and)
-    __rand__ = _reflected(np.bitwise_and)
-    __or__ = _binary(np.bitwise_or)
-    __ror__ = _reflected(np.bitwise_or)
-    __xor__ = _binary(np.bitwise_xor)
-    __rxor__ = _reflected(np.bitwise_xor)
-    __eq__ = _binary(np.equal, lambda a, t: _with_tensor(np.equal, a, t))
-    __ne__ = _binary(np.not_equal, lambda a, t: _with_tensor(np.not_equal, a, t))
-    __lt__ = _binary(np.less)
-    __le__ = _binary(np.less_equal)
-    __gt__ = _binary(np.greater)
-    __ge__ = _binary(np.greater_equal)
+    __and__ = _binary(operator.and_)
+    __rand__ = _reflected(operator.and_)
+    __or__ = _binary(operator.or_)
+    __ror__ = _reflected(operator.or_)
+    __xor__ = _binary(operator.xor)
+    __rxor__ = _reflected(operator.xor)
+    __eq__ = _binary(operator.eq, lambda a, t: _with_tensor(operator.eq, a, t))
+    __ne__ = _binary(operator.ne, lambda a, t: _with_tensor(operator.ne, a, t))
+    __lt__ = _binary(operator.lt)
+    __le__ = _binary(operator.le)
+    __gt__ = _binary(operator.gt)
+    __ge__ = _binary(operator.ge)
 
     def __neg__(self):
         return NDArray(-self._array)

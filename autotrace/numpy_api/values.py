@@ -11,6 +11,8 @@ its element count against ``--limit elements`` before numpy allocates it.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .. import resources
@@ -25,6 +27,31 @@ def english(key: str, **values) -> str:
     """An autotrace sentence in English, as runs record errors (shown translated later)."""
     from ..messages import EN
     return EN[key].format(**values)
+
+
+class numpy_warnings:
+    """Around a numpy computation: numpy's own RuntimeWarnings (``overflow encountered in
+    square``, ``divide by zero encountered in log``), under numpy's default error state,
+    recorded as the script's warnings. Runs otherwise compute with warnings off."""
+
+    __slots__ = ("_catch", "_err", "_caught")
+
+    def __enter__(self):
+        self._catch = warnings.catch_warnings(record=True)
+        self._caught = self._catch.__enter__()
+        warnings.simplefilter("always")
+        self._err = np.errstate(divide="warn", over="warn", invalid="warn", under="ignore")
+        self._err.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._err.__exit__(*exc)
+        self._catch.__exit__(*exc)
+        if self._caught:
+            from .. import diagnostics
+            for w in self._caught:
+                diagnostics.warn(str(w.message), w.category.__name__)
+        return False
 
 
 def refused(dtype) -> TypeError:
@@ -254,7 +281,7 @@ def _scalar_op(name):
             return NotImplemented
         if isinstance(o, np.ndarray):
             resources.check_count(o.size)
-        with np.errstate(all="ignore"):
+        with numpy_warnings():
             r = getattr(self._np(), name)(o)
         return NotImplemented if r is NotImplemented else wrap(r)
     op.__name__ = name
