@@ -53,8 +53,17 @@ def _like_inputs(out, args):
 
 # -- creation -------------------------------------------------------------------------
 
+def _copy_warning(*args):
+    from .. import diagnostics
+    from .ndarray import ARRAY_COPY
+    for a in args:
+        if isinstance(a, Tensor):
+            diagnostics.warn(ARRAY_COPY, "DeprecationWarning")
+
+
 def array(object, dtype=None, copy=True, ndmin=0):
     a = to_numpy(object, dtype, copy=bool(copy))
+    _copy_warning(object)
     if ndmin:
         a = np.array(a, copy=False, ndmin=min(int(ndmin), 64))
     return NDArray(a)
@@ -194,6 +203,7 @@ around = round
 
 def dot(a, b):
     x, y = to_numpy(a), to_numpy(b)
+    _copy_warning(a, b)
     dot_check(x, y)
     return wrap(np.dot(x, y))
 

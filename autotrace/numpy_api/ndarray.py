@@ -53,20 +53,33 @@ def _index(key):
     return key
 
 
-def as_tensor_result(out):
+#: numpy 2 warns so whenever it hands a result back through torch 2.13's ``__array_wrap__``
+ARRAY_WRAP = ("__array_wrap__ must accept context and return_scalar arguments (positionally) in the future. "
+              "(Deprecated NumPy 2.0)")
+#: and so when ``np.array(t)``/``np.dot(t, ...)`` asks torch's ``__array__`` for a copy
+ARRAY_COPY = ("__array__ implementation doesn't accept a copy keyword, so passing copy=False failed. "
+              "__array__ must implement 'dtype' and 'copy' keyword arguments. To learn more, see the migration "
+              "guide https://numpy.org/devdocs/numpy_2_0_migration_guide.html#adapting-to-changes-in-the-copy-keyword")
+
+
+def as_tensor_result(out, warn=True):
     """A numpy result as torch's ``Tensor.__array_wrap__`` gives it back: a new tensor
-    without history (a 0-d result too)."""
+    without history (a 0-d result too), with numpy's DeprecationWarning about it."""
+    if warn:
+        from .. import diagnostics
+        diagnostics.warn(ARRAY_WRAP, "DeprecationWarning")
     return Tensor._make(np.asarray(out))
 
 
-def _with_tensor(fn, x, y):
+def _with_tensor(fn, x, y, warn=True):
     """``fn`` over a tensor operand and an array, as numpy computes it when torch hands a
     mixed operation to the array (the tensor read as ``t.numpy()``), returned as a tensor."""
     x = _tensor_array(x) if isinstance(x, Tensor) else x
     y = _tensor_array(y) if isinstance(y, Tensor) else y
     resources.check_broadcast_size(np.shape(x), np.shape(y))
     with numpy_warnings():
-        return as_tensor_result(fn(x, y))
+        out = fn(x, y)
+    return as_tensor_result(out, warn)
 
 
 #: ``array + tensor`` fails in torch with numpy's sequence-concatenation error
@@ -441,8 +454,8 @@ class NDArray:
     __ror__ = _reflected(operator.or_)
     __xor__ = _binary(operator.xor)
     __rxor__ = _reflected(operator.xor)
-    __eq__ = _binary(operator.eq, lambda a, t: _with_tensor(operator.eq, a, t))
-    __ne__ = _binary(operator.ne, lambda a, t: _with_tensor(operator.ne, a, t))
+    __eq__ = _binary(operator.eq, lambda a, t: _with_tensor(operator.eq, a, t, False))
+    __ne__ = _binary(operator.ne, lambda a, t: _with_tensor(operator.ne, a, t, False))
     __lt__ = _binary(operator.lt)
     __le__ = _binary(operator.le)
     __gt__ = _binary(operator.gt)

@@ -265,7 +265,6 @@ def setitem(input, key, value):
     becomes CopySlices (edges: x's previous history, value's); on a leaf that requires
     grad it raises PyTorch's in-place error."""
     key = _arrays_as_tensors(key)
-    value = _arrays_as_tensors(value)
     if not isinstance(value, OPERANDS):
         raise TypeError(f"can't assign a {type(value).__name__} to a torch.{input._dtype.legacy}")
     try:

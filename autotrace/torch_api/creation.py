@@ -25,7 +25,7 @@ def _nested_to_array(data, dtype):
     if isinstance(data, Tensor):
         return data._data.astype(dtype.np, copy=True)
     if isinstance(data, (list, tuple)):
-        if any(isinstance(d, Tensor) for d in data):
+        if any(isinstance(d, Tensor) or hasattr(d, "_array") for d in data):
             parts = [_nested_to_array(d, dtype) for d in data]
             return np.stack(parts) if parts else np.zeros((0,), dtype=dtype.np)
         try:
@@ -46,6 +46,11 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     PyTorch's RuntimeError."""
     _device.check(device)
     given = dtype
+    if isinstance(data, (list, tuple)) and data and hasattr(data[0], "_array"):
+        from .. import diagnostics
+        diagnostics.warn_once(
+            "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting the list "
+            "to a single numpy.ndarray with numpy.array() before converting to a tensor.")
     try:
         if dtype is None:
             if hasattr(data, "_array"):
