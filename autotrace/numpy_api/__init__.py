@@ -28,7 +28,12 @@ def reset() -> None:
 
 
 def namespaces() -> dict:
+    from ..interpreter import typeobj
     from ..torch_api.namespace import Namespace
+
+    typeobj.EXPOSED.update({NDArray, nprandom.RandomState})     # type(a) is np.ndarray, as in numpy
+    typeobj.QUALIFIED[NDArray] = "numpy.ndarray"
+    typeobj.QUALIFIED[nprandom.RandomState] = "numpy.random.mtrand.RandomState"
 
     random = Namespace("numpy.random", nprandom.members())
     members = functions.members()
