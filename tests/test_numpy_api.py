@@ -117,6 +117,19 @@ print(np.repeat(a, 2), np.tile(a, (2, 1)), np.diag(np.array([1, 2])), np.trace(a
 for row in a:
     print(row)
 print(np.round(np.array([1.234, 5.678]), 1), np.array([1.5]).round(), a.any(), a.all(), (a > 3).any())""",
+    # np.linalg, submodule imports, numpy integers as indices
+    """m = np.array([[2.0, 1.0], [1.0, 3.0]])
+v = np.array([3.0, 4.0])
+print(np.linalg.norm(v), np.linalg.norm(m), np.linalg.norm(m, axis=1), np.linalg.norm(m, 2), np.linalg.norm(v, 1))
+print(np.linalg.inv(m), np.linalg.det(m), np.linalg.solve(m, v))
+from numpy.linalg import norm
+import numpy.random as npr
+npr.seed(2)
+print(norm(v - 1), npr.rand(2), m[np.int64(1)], v[np.int32(0)], [1, 2, 3][np.int64(2)])
+try:
+    np.linalg.inv(np.zeros((2, 2)))
+except Exception as e:
+    print(type(e).__name__, e)""",
     # in-place operators and numpy's errors
     """a = np.ones(3)
 a *= 2; a -= 1; a /= 4; a **= 2
@@ -330,6 +343,8 @@ LIMITED = [
     "np.diag(np.ones(10**5))",
     "np.set_printoptions(threshold=10**9)\nprint(np.zeros(10**7))",
     "np.sort(np.ones(10**8))",
+    "np.linalg.inv(np.ones((5000, 5000)))",
+    "np.linalg.norm(np.ones((5000, 5000)), 2)",
     # numpy integers and one-element integer tensors are read through __index__ by the size checks
     "x = [0] * np.int64(10**9)",
     "x = [0]\nx *= np.int64(10**9)",

@@ -76,7 +76,7 @@ def is_dunder(name: str | None) -> bool:
 
 def import_allowed(name: str) -> bool:
     return (name == "torch" or name.startswith("torch.") or name == "math"
-            or name in ("numpy", "numpy.random"))
+            or name in ("numpy", "numpy.random", "numpy.linalg"))
 
 
 _ALLOWED = {

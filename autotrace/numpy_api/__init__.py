@@ -36,13 +36,14 @@ def namespaces() -> dict:
     typeobj.QUALIFIED[nprandom.RandomState] = "numpy.random.mtrand.RandomState"
 
     random = Namespace("numpy.random", nprandom.members())
+    linalg = Namespace("numpy.linalg", functions.linalg_members())
     members = functions.members()
     members.update({n: NpDType(t, True) for n, t in _DTYPES.items()})
     members.update(pi=math.pi, e=math.e, inf=math.inf, nan=math.nan, newaxis=None,
-                   random=random, ndarray=NDArray, dtype=_dtype,
+                   random=random, linalg=linalg, ndarray=NDArray, dtype=_dtype,
                    set_printoptions=printopts.set_printoptions,
                    get_printoptions=printopts.get_printoptions)
-    return {"numpy": Namespace("numpy", members), "numpy.random": random}
+    return {"numpy": Namespace("numpy", members), "numpy.random": random, "numpy.linalg": linalg}
 
 
 def _dtype(d):

@@ -65,7 +65,7 @@ def array(object, dtype=None, copy=True, ndmin=0):
     a = to_numpy(object, dtype, copy=bool(copy))
     _copy_warning(object)
     if ndmin:
-        a = np.array(a, copy=False, ndmin=min(int(ndmin), 64))
+        a = np.array(a, copy=None, ndmin=min(int(ndmin), 64))
     return NDArray(a)
 
 
@@ -454,3 +454,44 @@ def members() -> dict:
     out.update(empty=empty, empty_like=empty_like, around=around)
     out.update(REFUSED)
     return out
+
+
+# -- np.linalg ------------------------------------------------------------------------
+
+def _square_work(x, what):
+    """O(n³) factorisations against the work budget (batches included)."""
+    if x.ndim >= 2:
+        n = x.shape[-1]
+        batch = x.size // max(n * n, 1)
+        resources.check_work(float(batch) * n ** 3 * 2, what)
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    a = to_numpy(x)
+    if ord in (2, -2, "nuc") and a.ndim >= 2 and (axis is None or type(axis) is tuple):
+        _square_work(a, "a matrix norm")
+    with numpy_warnings():
+        return wrap(np.linalg.norm(a, ord, _axis(axis), bool(keepdims)))
+
+
+def inv(a):
+    x = to_numpy(a)
+    _square_work(x, "a matrix inverse")
+    return wrap(np.linalg.inv(x))
+
+
+def det(a):
+    x = to_numpy(a)
+    _square_work(x, "a determinant")
+    return wrap(np.linalg.det(x))
+
+
+def solve(a, b):
+    x, y = to_numpy(a), to_numpy(b)
+    _square_work(x, "a linear solve")
+    resources.check_count(y.size)
+    return wrap(np.linalg.solve(x, y))
+
+
+def linalg_members() -> dict:
+    return {"norm": norm, "inv": inv, "det": det, "solve": solve}

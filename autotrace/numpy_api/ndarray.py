@@ -50,6 +50,8 @@ def _index(key):
         return tuple(_index(k) for k in key)
     if t is list:
         return to_numpy(key)
+    if isinstance(key, values._NpScalar):
+        return key._np()
     return key
 
 
