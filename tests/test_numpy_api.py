@@ -87,7 +87,8 @@ m = np.arange(9).reshape(3, 3)
 print(m[1], m[1, 2], m[:, 0], m[m % 2 == 0], m[[0, 2]][:, [0, 1]])""",
     # comparisons of whole arrays, constants
     """print(np.allclose([1.0, 2.0], [1.0, 2.0 + 1e-9]), np.isclose([1.0, 2.0], [1.0, 2.1]), np.array_equal([1, 2], [1, 2]))
-print(np.pi, np.e, np.inf, np.nan, -np.inf, np.isnan(np.array([1.0, np.nan])))""",
+print(np.pi, np.e, np.inf, np.nan, -np.inf, np.isnan(np.array([1.0, np.nan])))
+print(np.array(range(5)), np.array([range(2), range(2)]), np.mean(range(4)), np.array((1, 2.5)))""",
     # scalars: float32 and float64 print as numpy's
     """a = np.array([1, 2, 3])
 print(a.astype(np.float32), a.astype('float64'), a.astype(float), a.astype(bool), a.tolist(), a[0])
@@ -344,6 +345,8 @@ LIMITED = [
     "np.set_printoptions(threshold=10**9)\nprint(np.zeros(10**7))",
     "np.sort(np.ones(10**8))",
     "np.linalg.inv(np.ones((5000, 5000)))",
+    "np.array(range(10**12))",
+    "np.array([range(10**6)] * 1000)",
     "np.linalg.norm(np.ones((5000, 5000)), 2)",
     # numpy integers and one-element integer tensors are read through __index__ by the size checks
     "x = [0] * np.int64(10**9)",

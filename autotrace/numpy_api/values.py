@@ -394,6 +394,8 @@ def _count(x, depth=0) -> int:
     from ..tensor import Tensor
     if isinstance(x, Tensor):
         return x._data.size
+    if t is range:
+        return len(x)
     return 1
 
 
@@ -418,6 +420,9 @@ def _leaf(x):
         return _tensor_array(x)
     if t in (list, tuple):
         return [_leaf(v) for v in x]
+    if t is range:
+        resources.check_count(len(x))
+        return np.arange(x.start, x.stop, x.step)
     if t is str:
         raise refused("str")
     raise refused("object")
