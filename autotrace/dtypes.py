@@ -127,7 +127,11 @@ def result_type(tensors, scalars=()) -> DType:
 
 
 def infer(value) -> DType:
-    """The dtype torch.tensor() infers from nested Python data (float32 for floats)."""
+    """The dtype torch.tensor() infers from nested Python data (float32 for floats; a
+    numpy float scalar keeps its own dtype, as in torch)."""
+    np_type = getattr(type(value), "_np_type", None)
+    if np_type is not None:
+        return from_numpy(np_type)
     if isinstance(value, bool):
         return bool_
     if isinstance(value, int):
@@ -140,6 +144,13 @@ def infer(value) -> DType:
         v = stack.pop()
         if isinstance(v, (list, tuple)):
             stack.extend(reversed(v))
+        elif getattr(type(v), "_np_type", None) is not None:
+            return from_numpy(v._np_type)
+        elif hasattr(v, "_array"):      # a numpy array keeps its dtype, as in torch
+            d = from_numpy(v._array.dtype)
+            if d.category == FLOAT:
+                return d
+            cat = max(cat, d.category)
         elif hasattr(v, "dtype") and hasattr(v, "_data"):
             c = v.dtype.category
             if c == FLOAT:

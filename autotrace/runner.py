@@ -99,7 +99,7 @@ def _numeric(v) -> bool:
 
 
 def _reset_state(seed: int = DEFAULT_SEED) -> None:
-    from . import anomaly, diagnostics, dtypes, grad_mode, node, printing, random
+    from . import anomaly, diagnostics, dtypes, grad_mode, node, numpy_api, printing, random
 
     grad_mode.enabled = True
     grad_mode.inference = False
@@ -109,6 +109,7 @@ def _reset_state(seed: int = DEFAULT_SEED) -> None:
     diagnostics.reset()
     printing.set_printoptions(profile="default")
     random.manual_seed(seed)
+    numpy_api.reset()
 
 
 def run(source, filename: str, *, sets=(), limits=None, options: Options | None = None) -> Trace:

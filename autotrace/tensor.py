@@ -331,8 +331,8 @@ class Tensor:
         if self._requires_grad and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        from .torch_api.arrays import ScriptArray
-        return ScriptArray(self._data)
+        from .numpy_api.ndarray import NDArray
+        return NDArray(self._data)   # shares the storage, as torch's does
 
     def __float__(self):
         if self._data.size != 1:

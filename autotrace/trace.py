@@ -134,5 +134,8 @@ def variable_of(name: str, value) -> Variable | None:
     if isinstance(value, bool):
         return Variable(name=name, kind="bool", value=value)
     if isinstance(value, (int, float)):
+        np_type = getattr(type(value), "_np_type", None)
+        if np_type is not None and np_type is not np.float64:
+            return None     # numpy's other scalars are not Python numbers (only float64 subclasses float)
         return Variable(name=name, kind="number", value=value)
     return None

@@ -33,7 +33,8 @@ from test_fuzz_engine import BINOPS, CALLS, METHODS, NAMES, PRELUDE  # noqa: E40
 ATOMS = ["a", "b", "c", "m", "i", "y", "v", "0", "1", "2", "-1", "0.5", "float('nan')", "True", "None",
          "[1, 2]", "'x'", "(0, 1)", "a.shape", "lin", "lin.weight", "torch.ones(3)", "torch.zeros(2, 3)",
          "torch.arange(3)", "torch.tensor(0.0)", "torch.ones(3, 3)", "torch.tensor([1, 2, 3])",
-         "'\\x1b[2J\\u202e'", "10**400", "'９'", "y.grad_fn", "a.grad", "opt.param_groups[0]"]
+         "'\\x1b[2J\\u202e'", "10**400", "'９'", "y.grad_fn", "a.grad", "opt.param_groups[0]",
+         "n", "np.ones(3)", "np.float32(0.1)", "b.detach().numpy()", "np.random.rand(3)"]
 HOSTILE_METHODS = [".grad_fn._saved_exponent", ".grad_fn._saved_self", ".grad_fn.next_functions",
                    ".grad_fn.register_hook(lambda gi, go: 5)", ".grad_fn.register_prehook(lambda g: [g])",
                    ".register_hook(lambda g: 'x')", ".to(dtype=5)", ".sum(dtype='float32')", ".repeat(10**6)",
@@ -42,7 +43,10 @@ HOSTILE_CALLS = ["torch.zeros_like({0})", "torch.ones_like({0}, dtype={1})", "to
                  "torch.equal({0}, {1})", "torch.allclose({0}, {1})", "torch.tensor({0}, dtype={1})",
                  "torch.zeros(2, dtype={0})", "F.nll_loss({0}, i, weight={1})", "format({0}, '>９９９９９９')",
                  "int('1' * 5000, 2)", "math.comb(10**5, {0})", "torch.set_printoptions(precision=10**6)",
-                 "opt.param_groups[0]['params'].append({0})", "print({0}, {1})"]
+                 "opt.param_groups[0]['params'].append({0})", "print({0}, {1})",
+                 "np.zeros((10**5, 10**5))", "np.ones(10**4)[:, None] * np.ones(10**5)", "np.arange(1e12)",
+                 "np.load({0})", "np.set_printoptions(threshold={0})", "np.array([{0}] * 1000)",
+                 "np.random.seed({0})", "np.repeat({0}, 10**9)", "np.ones((10**4, 10**4)) @ np.ones((10**4, 10**4))"]
 OPTS = {
     "run": [["--json"], ["--no-color"], ["--width", "40"], ["--width", "7"], ["--limit", "output=50"],
             ["--limit", "elements=10"], ["--limit", "flops=100"], ["--limit", "sequence=3"], ["--max-steps", "50"],

@@ -19,11 +19,13 @@ from autotrace.runner import Options, run
 EXAMPLES = int(os.environ.get("AUTOTRACE_FUZZ_EXAMPLES", "600"))
 LIMITS = Limits(timeout=5.0, max_steps=50_000, max_loop_iterations=200)
 
-NAMES = ["a", "b", "c", "m", "i", "y", "v"]
+NAMES = ["a", "b", "c", "m", "i", "y", "v", "n"]
 PRELUDE = """import torch
 import torch.nn.functional as F
 import copy, random, itertools
 from collections import OrderedDict
+import numpy as np
+n = np.array([[1.0, -2.0, 0.0], [0.5, 3.0, -1.5]])
 a = torch.tensor([[1.0, -2.0, 0.0], [0.5, 3.0, -1.5]], requires_grad=True)
 b = torch.tensor([0.0, 2.0, -1.0], requires_grad=True)
 c = torch.tensor(1.5, requires_grad=True)
@@ -46,7 +48,10 @@ atoms = st.one_of(
                      "copy.deepcopy(a)", "copy.deepcopy(y)", "copy.deepcopy(lin).weight", "copy.copy(b)",
                      "copy.deepcopy(opt).param_groups[0]['params'][0]", "lin.state_dict()['weight']",
                      "torch.nn.Sequential(OrderedDict(l=lin))(b)", "random.random()",
-                     "torch.tensor(random.sample(range(5), 3))", "list(itertools.accumulate([a, b]))[1]"]),
+                     "torch.tensor(random.sample(range(5), 3))", "list(itertools.accumulate([a, b]))[1]",
+                     # numpy values: arrays, scalars, dtypes, shared memory
+                     "np.ones(3)", "np.arange(3)", "np.float32(2.5)", "n.sum()", "np.float64", "n > 0",
+                     "a.detach().numpy()", "torch.from_numpy(n)", "np.random.rand(2, 3)", "np.int64"]),
 )
 METHODS = [".sum()", ".sum(0)", ".sum(-1, keepdim=True)", ".mean()", ".mean(1)", ".exp()", ".log()",
            ".sqrt()", ".abs()", ".relu()", ".sigmoid()", ".tanh()", ".t()", ".T", ".reshape(-1)",
@@ -75,7 +80,11 @@ CALLS = ["torch.where(m, {0}, {1})", "torch.maximum({0}, {1})", "torch.cat([{0},
          "torch.clamp({0}, {1})", "{0}.expand_as({1})", "{0}.view_as({1})", "{0}.reshape({1})",
          "torch.where({0} > 0, {0}, {1})", "F.softmax({0}, {1})", "F.nll_loss({0}, {1})",
          "F.cross_entropy({0}, {1})", "F.binary_cross_entropy(torch.sigmoid({0}), {1})", "{0}.add({1}, alpha=2)",
-         "torch.mm({0}, {1})", "{0}.sum({1})", "{0}[{1}]", "{0}.pow({1})", "torch.maximum({0}, {1})"]
+         "torch.mm({0}, {1})", "{0}.sum({1})", "{0}[{1}]", "{0}.pow({1})", "torch.maximum({0}, {1})",
+         "np.maximum({0}, {1})", "np.dot({0}, {1})", "torch.from_numpy({0})", "np.where({0} > 0, {0}, {1})",
+         "np.concatenate([{0}, {1}])", "np.exp({0})", "np.array({0})", "np.sum({0}, axis={1})",
+         "torch.as_tensor({0})", "np.reshape({0}, {1})", "np.zeros({0})", "{0}.astype({1})",
+         "np.random.randn({0})", "np.clip({0}, {1}, 1)", "np.outer({0}, {1})", "np.tile({0}, {1})"]
 BINOPS = ["+", "-", "*", "/", "**", "//", "%", "@", "<", "==", "&"]
 
 

@@ -18,7 +18,7 @@ from .classes import NOT_FOUND, ClassMethod, Property, StaticMethod, make_super
 from .guard import get_attr, has_attr, set_attr
 from .typeobj import isinstance_ as _isinstance, issubclass_ as _issubclass, type_of
 from .limits import RT, int_limit
-from .ops import (CONTAINERS, SAFE_CTORS, add, deep_check, hash_check, mul, pow_, safe_callable,
+from .ops import (CONTAINERS, SAFE_CTORS, add, as_index, deep_check, hash_check, mul, pow_, safe_callable,
                   safe_format, safe_repr, safe_str, take)
 from .values import CaughtException
 
@@ -310,12 +310,14 @@ def _check_int_result_bits(bits: float, what: str) -> None:
 
 
 def _m_factorial(n, /):
+    n = as_index(n)
     if type(n) in (int, bool) and n > 20:
         _check_int_result_bits(_bits_of_lgamma(_math.lgamma(min(n, 10**15) + 1)), "math.factorial")
     return _math.factorial(n)
 
 
 def _m_comb(n, k, /):
+    n, k = as_index(n), as_index(k)
     if type(n) in (int, bool) and type(k) in (int, bool) and 0 <= k <= n and n > 60:
         n2 = min(n, 10**15)
         k2 = min(k, n2)
@@ -325,6 +327,7 @@ def _m_comb(n, k, /):
 
 
 def _m_perm(n, k=None, /):
+    n, k = as_index(n), as_index(k)
     if type(n) in (int, bool) and n > 20 and (k is None or (type(k) in (int, bool) and 0 <= k <= n)):
         n2 = min(n, 10**15)
         k2 = n2 if k is None else min(k, n2)
@@ -345,6 +348,7 @@ def _m_fsum(iterable, /):
 
 
 def _m_lcm(*ints):
+    ints = [as_index(i) for i in ints]
     if sum(i.bit_length() for i in ints if type(i) in (int, bool)) > RT.max_bits + 1:
         raise int_limit(sum(i.bit_length() for i in ints if type(i) in (int, bool)), "math.lcm")
     return _math.lcm(*ints)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from .errors import ScriptAttributeError
 from .limits import RT, seq_limit
-from .ops import (CONTAINERS, deep_check, format_string, hash_check, safe_callable, take)
+from .ops import (CONTAINERS, as_index, deep_check, format_string, hash_check, safe_callable, take)
 from .classes import (NOT_FOUND, SPECIAL_METHODS, _LIB_SPECIAL, ScriptClass, ScriptObject, Super,
                       class_getattr, class_setattr, library_attr, script_getattr, script_setattr,
                       super_getattr)
@@ -51,6 +51,7 @@ def _str_join(s, iterable):
 
 
 def _str_replace(s, old, new, count=-1):
+    count = as_index(count)
     if type(s) is str and type(old) is str and type(new) is str and len(new) > len(old):
         n = s.count(old) if old else len(s) + 1
         if type(count) in _INTS and count >= 0:
@@ -64,6 +65,7 @@ def _str_replace(s, old, new, count=-1):
 
 def _padder(method):
     def pad(s, width, *args):
+        width = as_index(width)
         if type(width) in _INTS and width > len(s):
             if width > RT.max_seq:
                 raise seq_limit(width)
@@ -74,6 +76,7 @@ def _padder(method):
 
 
 def _str_expandtabs(s, tabsize=8):
+    tabsize = as_index(tabsize)
     if type(tabsize) in _INTS and tabsize > 1 and "\t" in s:
         total = len(s) + s.count("\t") * tabsize
         if total > RT.max_seq:
@@ -366,7 +369,7 @@ def _attr_error(o, name: str) -> ScriptAttributeError:
     if modname is not None:
         if exists or name.startswith("_") or _python_has(modname, name):
             msg = f"attribute {name!r} of module {modname!r} is not available in autotrace scripts"
-        elif modname == "torch" or modname.startswith("torch."):
+        elif modname.split(".")[0] in ("torch", "numpy"):
             msg = f"{modname}.{name} is not supported by autotrace yet"
         else:
             msg = f"module {modname!r} has no attribute {name!r}"

@@ -167,6 +167,20 @@ def charge_new(r) -> None:
 # ---------------------------------------------------------------------------
 # arithmetic
 
+def as_index(x):
+    """``x`` as the int Python's C code reads from it (``__index__``: an int subclass such
+    as a numpy integer, a one-element integer tensor), so that size checks see the number a
+    repetition, a padding width or ``math.factorial`` will use; ``x`` unchanged when it is
+    an int already or not integer-like."""
+    t = type(x)
+    if t is int or t is bool or t is float or not hasattr(t, "__index__"):
+        return x
+    try:
+        return operator.index(x)
+    except Exception:   # noqa: BLE001 - the operation itself reports it
+        return x
+
+
 def add(a, b):
     r = a + b
     t = type(r)
@@ -205,6 +219,12 @@ def mul(a, b):
     tb = type(b)
     if ta is float or tb is float:      # float * sequence is a TypeError: no growth
         return a * b
+    if ta in _SEQS and tb not in _INTS:
+        b = as_index(b)
+        tb = type(b)
+    elif tb in _SEQS and ta not in _INTS:
+        a = as_index(a)
+        ta = type(a)
     if ta is int and tb is int:
         n = a.bit_length() + b.bit_length()
         if n > RT.max_bits:
@@ -292,7 +312,7 @@ def check_printf(fmt: str, args) -> None:
                 else:
                     break
             if j < n and fmt[j] == "*":
-                w = vals[ai] if ai < len(vals) else 0
+                w = as_index(vals[ai]) if ai < len(vals) else 0
                 ai += 1
                 j += 1
                 if type(w) in _INTS:
@@ -345,6 +365,7 @@ def iadd(a, b):
 
 def imul(a, b):
     if type(a) is list:
+        b = as_index(b)
         _check_mul(a, b)
         a *= b
         return a

@@ -61,7 +61,7 @@ STDLIB_MODULES = ("math", "random", "typing", "collections", "copy", "itertools"
                   "__future__", "matplotlib", "matplotlib.pyplot")
 
 ALLOWED_IMPORT_MESSAGE = ("scripts may import torch (and its submodules), "
-                          + ", ".join(m for m in STDLIB_MODULES if m != "__future__") + " and __future__")
+                          + ", ".join(m for m in STDLIB_MODULES if m != "__future__") + ", numpy and __future__")
 
 
 class Refusal(Exception):
@@ -81,7 +81,8 @@ def is_dunder(name: str | None) -> bool:
 
 
 def import_allowed(name: str) -> bool:
-    return name == "torch" or name.startswith("torch.") or name in STDLIB_MODULES
+    return (name == "torch" or name.startswith("torch.") or name in STDLIB_MODULES
+            or name in ("numpy", "numpy.random", "numpy.linalg"))
 
 
 _ALLOWED = {

@@ -117,11 +117,28 @@ def _is_advanced(item):
     return isinstance(item, (Tensor, list)) or (isinstance(item, np.ndarray))
 
 
+_ndarray = []
+
+
+def _arrays_as_tensors(key):
+    """numpy arrays in an index (``t[mask_array]``) as the tensors torch makes of them."""
+    if not _ndarray:
+        from ..numpy_api.ndarray import NDArray
+        _ndarray.append(NDArray)
+    nd = _ndarray[0]
+    if type(key) is nd:
+        return Tensor._make(key._array)
+    if type(key) is tuple and any(type(k) is nd for k in key):
+        return tuple(Tensor._make(k._array) if type(k) is nd else k for k in key)
+    return key
+
+
 @export(tensor=("__getitem__",))
 def getitem(input, key):
     """``x[key]`` with PyTorch's node chain: one Select/Slice/Unsqueeze per basic
-    index, then one IndexBackward0 for the advanced (list, int or bool tensor) indices."""
-    key = _ranges_as_lists(key)
+    index, then one IndexBackward0 for the advanced (list, int or bool tensor) indices.
+    numpy arrays in ``key`` index as tensors."""
+    key = _arrays_as_tensors(_ranges_as_lists(key))
     if not isinstance(key, tuple):
         if key is Ellipsis:
             return _view_of(input, make(ALIAS, input._data, (input,)))
@@ -258,7 +275,7 @@ def setitem(input, key, value):
     """``x[key] = value`` in place. When ``x`` or ``value`` is in a graph, ``x.grad_fn``
     becomes CopySlices (edges: x's previous history, value's); on a leaf that requires
     grad it raises PyTorch's in-place error."""
-    key = _ranges_as_lists(key)
+    key = _arrays_as_tensors(_ranges_as_lists(key))
     if not isinstance(value, OPERANDS):
         raise TypeError(f"can't assign a {type(value).__name__} to a torch.{input._dtype.legacy}")
     try:

@@ -297,4 +297,6 @@ def modules() -> dict:
     _expose([v for k, v in _cache.items() if k != "math"])
     from .. import stdlib
     _cache.update(stdlib.modules())
+    from ..numpy_api import namespaces as numpy_namespaces
+    _cache.update(numpy_namespaces())
     return _cache

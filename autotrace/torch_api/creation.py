@@ -25,7 +25,7 @@ def _nested_to_array(data, dtype):
     if isinstance(data, Tensor):
         return data._data.astype(dtype.np, copy=True)
     if isinstance(data, (list, tuple)):
-        if any(isinstance(d, Tensor) for d in data):
+        if any(isinstance(d, Tensor) or hasattr(d, "_array") for d in data):
             parts = [_nested_to_array(d, dtype) for d in data]
             return np.stack(parts) if parts else np.zeros((0,), dtype=dtype.np)
         try:
@@ -46,6 +46,11 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     PyTorch's RuntimeError."""
     _device.check(device)
     given = dtype
+    if isinstance(data, (list, tuple)) and data and hasattr(data[0], "_array"):
+        from .. import diagnostics
+        diagnostics.warn_once(
+            "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting the list "
+            "to a single numpy.ndarray with numpy.array() before converting to a tensor.")
     try:
         if dtype is None:
             if hasattr(data, "_array"):
@@ -102,9 +107,42 @@ def _data_error(data, given, dtype) -> None:
 
 
 def as_tensor(data, dtype=None, device=None):
+    """``torch.as_tensor``: ``data`` itself when it is a tensor of ``dtype``, a tensor
+    sharing a numpy array's memory when the dtype matches, else a copy as ``tensor()``."""
     if isinstance(data, Tensor) and (dtype is None or dtype is data._dtype):
         return data
+    from ..numpy_api.ndarray import NDArray
+    if type(data) is NDArray and (dtype is None or dtype.np == data._array.dtype):
+        return from_numpy(data)
     return tensor(data, dtype=dtype)
+
+
+def from_numpy(ndarray):
+    """``torch.from_numpy``: a tensor over the array's own memory (in-place changes on
+    either side show on the other), of the array's dtype. TypeError for anything but an
+    array, ValueError for negative strides, as torch."""
+    from ..numpy_api.ndarray import NDArray
+    if type(ndarray) is not NDArray:
+        raise TypeError(f"expected np.ndarray (got {_np_type_name(ndarray)})")
+    a = ndarray._array
+    if any(s < 0 for s in a.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
+                         "strides are not currently supported. (You can probably work around this by making a "
+                         "copy of your array  with array.copy().) ")
+    try:
+        dt = dtypes.from_numpy(a.dtype)
+    except TypeError:
+        raise TypeError(f"can't convert np.ndarray of type numpy.{a.dtype}. The only supported types are: "
+                        "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, "
+                        "uint32, uint16, uint8, and bool.") from None
+    return Tensor._make(a, dt)
+
+
+def _np_type_name(x) -> str:
+    from ..numpy_api.values import _NpScalar
+    if isinstance(x, _NpScalar):
+        return f"numpy.{x._np_type.__name__}"
+    return type(x).__name__
 
 
 def _size_arg(size, kw_size=None):
@@ -492,7 +530,7 @@ def members() -> dict:
     from .namespace import Namespace
 
     fns = {
-        "tensor": tensor, "as_tensor": as_tensor, "from_numpy": as_tensor,
+        "tensor": tensor, "as_tensor": as_tensor, "from_numpy": from_numpy,
         "ones": ones, "zeros": zeros, "empty": empty, "full": full,
         "ones_like": ones_like, "zeros_like": zeros_like, "empty_like": empty_like, "full_like": full_like,
         "arange": arange, "linspace": linspace, "eye": eye, "rand": rand, "randn": randn, "randint": randint,

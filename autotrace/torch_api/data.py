@@ -106,9 +106,17 @@ def random_split(dataset, lengths, generator=None):
 
 
 def default_collate(batch):
-    """torch 2.13 ``default_collate`` for tensors, numbers, strings, sequences and dicts."""
+    """torch 2.13 ``default_collate`` for tensors, numpy arrays and scalars, numbers,
+    strings, sequences and dicts."""
+    from ..numpy_api.ndarray import NDArray
+    from ..numpy_api.values import _NpScalar
     from ..ops.shape import stack
+    from .creation import as_tensor
     elem = batch[0]
+    if type(elem) is NDArray:
+        return default_collate([as_tensor(b) for b in batch])
+    if isinstance(elem, _NpScalar):
+        return Tensor._make(np.array([b._np() if isinstance(b, _NpScalar) else b for b in batch]))
     if isinstance(elem, Tensor):
         if all(not t._requires_grad for t in batch):
             return Tensor._make(np.stack([t._data for t in batch]), elem._dtype)

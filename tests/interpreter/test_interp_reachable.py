@@ -61,6 +61,17 @@ bound = plain.m
 sd = net.state_dict()
 keys = net.load_state_dict(sd)
 nograd = torch.no_grad()
+
+import numpy as np
+arr = np.ones((2, 2))
+total = arr.sum()
+f32 = np.float32(1.5)
+i64 = np.int64(3)
+anyb = (arr > 0).any()
+rs = np.random.RandomState(0)
+rng = np.random.default_rng(0)
+dt = arr.dtype
+shared = x.detach().numpy()
 """
 
 #: private names scripts may read (torch's own public-by-convention attributes)
