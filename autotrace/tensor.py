@@ -241,6 +241,16 @@ class Tensor:
         return ops.get("mT_fn")(self)
 
     @property
+    def mH(self):
+        from . import ops
+        return ops.get("mT_fn")(self, "mH")
+
+    @property
+    def H(self):
+        from . import ops
+        return ops.get("H_fn")(self)
+
+    @property
     def T(self):
         from . import ops
         return ops.get("numpy_T")(self)

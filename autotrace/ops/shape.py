@@ -315,12 +315,38 @@ def numpy_T(input):
 
 
 @export(name="mT_fn")
-def mT_fn(input):
-    """``x.mT``: transpose of the last two dims (TransposeBackward0)."""
+def mT_fn(input, attr="mT"):
+    """``x.mT`` (and ``x.mH``, the same for real tensors): transpose of the last two dims
+    (TransposeBackward0); torch's RuntimeError below 2 dims."""
+    if input.ndim == 0:
+        from .. import diagnostics
+        diagnostics.warn_once(diagnostics.T_0D.replace("Tensor.T", "Tensor.mT") if attr == "mT"
+                              else diagnostics.CONJ_0D.format(attr=attr))
+        return input                       # torch returns the tensor itself
     if input.ndim < 2:
-        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."
-                           if input.ndim == 1 else "tensor.mT is only supported on matrices or batches of matrices. Got 0-D tensor.")
+        raise RuntimeError(f"tensor.{attr} is only supported on matrices or batches of matrices. "
+                           f"Got {input.ndim}-D tensor.")
     return transpose(input, -2, -1)
+
+
+@export(name="H_fn")
+def H_fn(input):
+    """``x.H``: the conjugate transpose of a matrix, a transpose for real tensors
+    (TransposeBackward0); torch's RuntimeError unless 2-D."""
+    if input.ndim == 0:
+        from .. import diagnostics
+        diagnostics.warn_once(diagnostics.CONJ_0D.format(attr="H"))
+        return input
+    if input.ndim != 2:
+        hint = " For batches of matrices, consider using tensor.mH" if input.ndim > 2 else ""
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {input.ndim}-D tensor.{hint}")
+    return transpose(input, 0, 1)
+
+
+@export(tensor=("adjoint",))
+def adjoint(input):
+    """``x.adjoint()``: ``x.mH`` as a method (TransposeBackward0)."""
+    return mT_fn(input, "mH")
 
 
 @export(torch=("flatten",), tensor=("flatten",))

@@ -181,7 +181,9 @@ def register() -> None:
     from ..interpreter import typeobj
     from ..interpreter.guard import METHODS, PROPS, _POLICIES
     dict_methods = METHODS[dict]
-    METHODS[OrderedDict] = {**dict_methods, "move_to_end": _od_move_to_end, "popitem": _od_popitem}
+    METHODS[OrderedDict] = {**dict_methods, "move_to_end": _od_move_to_end, "popitem": _od_popitem,
+                            # odict_keys([...]) when printed, as state_dict().keys() is in torch
+                            "keys": OrderedDict.keys, "values": OrderedDict.values, "items": OrderedDict.items}
     METHODS[defaultdict] = dict(dict_methods)
     PROPS[defaultdict] = {"default_factory": lambda d: d.default_factory}
     METHODS[Counter] = {**dict_methods, "most_common": _counter_most_common, "elements": _counter_elements,

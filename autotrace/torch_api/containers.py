@@ -125,14 +125,15 @@ class ModuleDict(Module):
     def __iter__(self):
         return iter(list(self._modules))
 
+    # dict views, as torch's ModuleDict returns self._modules' own
     def keys(self):
-        return list(self._modules.keys())
+        return dict.keys(self._modules)
 
     def values(self):
-        return list(self._modules.values())
+        return dict.values(self._modules)
 
     def items(self):
-        return list(self._modules.items())
+        return dict.items(self._modules)
 
     def pop(self, key):
         return self._modules.pop(key)
@@ -232,7 +233,7 @@ class ParameterDict(Module):
         return iter(list(self._params))
 
     def keys(self):
-        return list(self._params.keys())
+        return dict.keys(self._params)
 
     def values(self):
         return list(self._params.values())
