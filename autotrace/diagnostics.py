@@ -27,9 +27,12 @@ def warn(message: str, category: str = "UserWarning") -> None:
     limit (``--limit output=N``), since it is output the script caused."""
     global suppressed
     from . import site
+    from .stdlib import warnings_
 
     here = site.current
     line = here.line if here is not None else None
+    if not warnings_.decide(category, message, line) or warnings_.capture(category, message, line):
+        return                           # a script's warnings filter or catch_warnings took it
     key = (category, message, line)
     recs = _seen.get(key)
     if recs is not None and len(recs) >= MAX_REPEATS:

@@ -236,7 +236,8 @@ EXCEPTIONS = {
         Exception, RuntimeError, ValueError, TypeError, IndexError, KeyError,
         ZeroDivisionError, AssertionError, ArithmeticError, LookupError,
         NotImplementedError, StopIteration, AttributeError, NameError, OverflowError,
-        UserWarning, Warning)
+        Warning, UserWarning, DeprecationWarning, FutureWarning, RuntimeWarning,
+        PendingDeprecationWarning)
 }
 
 #: every name scripts can use without binding it

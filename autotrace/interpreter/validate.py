@@ -30,7 +30,8 @@ BUILTIN_NAMES = frozenset({
     "Exception", "RuntimeError", "ValueError", "TypeError", "IndexError", "KeyError",
     "ZeroDivisionError", "AssertionError", "ArithmeticError", "LookupError",
     "NotImplementedError", "StopIteration", "AttributeError", "NameError", "OverflowError",
-    "UserWarning", "Warning", "__name__",
+    "UserWarning", "Warning", "DeprecationWarning", "FutureWarning", "RuntimeWarning",
+    "PendingDeprecationWarning", "__name__",
 })
 
 #: Python builtins a script may not use (unless it binds the name itself)
@@ -57,7 +58,7 @@ READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__class__", "__versio
 
 #: Python standard-library modules scripts may import (autotrace's own versions, see
 #: :mod:`autotrace.stdlib`)
-STDLIB_MODULES = ("math", "random", "typing", "collections", "copy", "itertools", "functools", "time",
+STDLIB_MODULES = ("math", "random", "typing", "collections", "copy", "itertools", "functools", "time", "warnings",
                   "__future__", "matplotlib", "matplotlib.pyplot")
 
 ALLOWED_IMPORT_MESSAGE = ("scripts may import torch (and its submodules), "
