@@ -223,7 +223,9 @@ class catch_warnings:
 
 
 def make_module() -> ScriptNamespace:
+    from ..interpreter import typeobj
     from ..interpreter.program import RUN_HOOKS
+    typeobj.EXPOSED.update((catch_warnings, WarningMessage))
     if reset not in RUN_HOOKS:
         RUN_HOOKS.append(reset)
     return ScriptNamespace("warnings", {

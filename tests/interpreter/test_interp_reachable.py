@@ -72,6 +72,12 @@ rs = np.random.RandomState(0)
 rng = np.random.default_rng(0)
 dt = arr.dtype
 shared = x.detach().numpy()
+
+import warnings
+catcher = warnings.catch_warnings(record=True)
+with catcher as caught:
+    warnings.warn("walked")
+caught_one = caught[0]
 """
 
 #: private names scripts may read (torch's own public-by-convention attributes)
