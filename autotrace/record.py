@@ -230,7 +230,8 @@ def enter_module(module):
         rec._modules.append(module)
     parent = rec._call_stack[-1] if rec._call_stack else None
     here = site.current
-    call = ModuleCall(len(rec.module_calls), key, type(module).__name__, len(rec.nodes),
+    from .torch_api.module import module_name
+    call = ModuleCall(len(rec.module_calls), key, module_name(module), len(rec.nodes),
                       parent.index if parent is not None else None,
                       here.line if here is not None else None)
     if parent is not None:

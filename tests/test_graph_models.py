@@ -256,3 +256,12 @@ def test_modules_in_a_list_are_named_by_index():
                  "x = torch.ones(1, 2)\nfor layer in layers:\n    x = layer(x)\n", "s.py")
     assert [c.path for c in t.module_calls] == ["layers[0]", "layers[1]"]
     assert "<B>layers[0]</B> &#183; Linear" in render(t)
+
+
+def test_a_script_module_cluster_is_labelled_with_its_own_class_name():
+    src = ("import torch\nimport torch.nn as nn\nclass MLP(nn.Module):\n    def __init__(self):\n"
+           "        super().__init__()\n        self.fc = nn.Linear(2, 1)\n    def forward(self, x):\n"
+           "        return self.fc(x)\nnet = MLP()\nnet(torch.ones(2)).sum().backward()\n")
+    dot = render(trace_of(src, "m.py"), GraphOptions())
+    labels = [label for _, label in clusters(dot)]
+    assert "<B>net</B> &#183; MLP" in labels and not any("Scripted" in lab for lab in labels)
