@@ -64,3 +64,25 @@ def test_ops_api_lists_functions_methods_and_modules():
     assert "random.Random" not in rows and "math" not in rows and not any("._" in k for k in rows)
     j = _run("ops", "--api", "--json", "topk")
     assert {r["name"] for r in json.loads(j.stdout)["api"]} == {"torch.topk", "Tensor.topk"}
+
+
+def test_every_torch_name_ops_api_lists_exists_in_torch():
+    """The supported API is PyTorch's: no internal helper name reaches scripts as torch.X."""
+    from helpers import require_torch
+    torch = require_torch()
+    p = _run("ops", "--api", "--json")
+    missing = []
+    for row in json.loads(p.stdout)["api"]:
+        name = row["name"]
+        if name.startswith("Tensor."):
+            obj, parts = torch.Tensor, name.split(".")[1:]
+        elif name.startswith("torch.") and not name.endswith(".*"):
+            obj, parts = torch, name.split(".")[1:]
+        else:
+            continue
+        for part in parts:
+            if not hasattr(obj, part):
+                missing.append(name)
+                break
+            obj = getattr(obj, part)
+    assert missing == []

@@ -470,7 +470,7 @@ def AVG_POOL2D(ctx, g):
     return (full[:, :, p[0]:p[0] + h, p[1]:p[1] + w].reshape(*ctx.self_shape),)
 
 
-@export(torch=("avg_pool2d",), functional=("avg_pool2d",))
+@export(functional=("avg_pool2d",))
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """Mean over each window (AvgPool2DBackward0): zero padding counts in the divisor

@@ -303,7 +303,7 @@ def permute(input, *dims):
     return _view_of(input, make(PERMUTE, np.transpose(x, dims), (input,), attrs={"dims": dims}))
 
 
-@export(tensor=("numpy_T",), name="numpy_T")
+@export(name="numpy_T")
 def numpy_T(input):
     """``x.T``: reverses all dims (PermuteBackward0, also for 2-d in torch 2.13); on other
     than 2-d tensors torch warns once per process that this is deprecated."""

@@ -72,7 +72,8 @@ def _unary(name, node, npfn, vjp, local, backward, save="self", torch_names=None
             check_inplace(self)
             return commit_inplace(self, fn(self))
         fn_.__name__ = name + "_"
-        export(tensor=(name + "_",), torch=(name + "_",), name=name + "_")(fn_)
+        # torch 2.13 has Tensor.sign_ but no torch.sign_
+        export(tensor=(name + "_",), torch=() if name == "sign" else (name + "_",), name=name + "_")(fn_)
     return fn
 
 
@@ -326,7 +327,7 @@ def _elementwise_extreme(name, op_, npfn, input, other):
     return make(op_, np.asarray(out), (a, b), save={"self": a, "other": b}, dtype=dt)
 
 
-@export(torch=("maximum", "max_elementwise"), tensor=("maximum",))
+@export(torch=("maximum",), tensor=("maximum",))
 def maximum(input, other):
     """Elementwise max (torch.maximum); ties split the gradient 0.5/0.5; nan propagates."""
     return _elementwise_extreme("maximum", MAXIMUM, np.maximum, input, other)
