@@ -27,17 +27,25 @@ def used() -> bool:
 
 
 class Inert:
-    """A plot object that does nothing: attributes and calls give inert objects."""
+    """A plot object that does nothing: attributes and calls give inert objects. One that
+    stands for a sequence (the lines ``plot`` returns, ``hist``'s three results, an axes
+    grid) iterates and unpacks as that many: ``n`` items, each a grid row of ``inner``."""
 
-    __slots__ = ("_n",)
+    __slots__ = ("_n", "_inner")
     _script_type_name = "matplotlib.figure.Figure"
 
-    def __init__(self, n: int = 0):
+    def __init__(self, n: int = 0, inner: int = 0):
         self._n = n
+        self._inner = inner
 
     def _script_getattr(self, name):
         if name.startswith("_"):
             return NOT_FOUND
+        if name in ("flat", "ravel", "flatten") and self._n:
+            whole = Inert(self._n * max(self._inner, 1))
+            return whole if name == "flat" else (lambda *a, **k: whole)
+        if name == "shape" and self._n:
+            return (self._n, self._inner) if self._inner else (self._n,)
         return Inert()
 
     def _script_setattr(self, name, value):
@@ -54,7 +62,7 @@ class Inert:
         return None
 
     def __iter__(self):
-        return iter([Inert() for _ in range(self._n)])
+        return iter([Inert(self._inner) for _ in range(self._n)])
 
     def __len__(self):
         return self._n
@@ -66,7 +74,7 @@ class Inert:
         return False
 
     def __repr__(self):
-        return f"<autotrace inert plot object at 0x{id(self):x}>"
+        return "<matplotlib stand-in: autotrace draws no plots>"
 
     _script_context_manager = True
 
@@ -78,11 +86,24 @@ def accept(*args, **kwargs):
 
 
 def _subplots(nrows=1, ncols=1, *args, **kwargs):
+    """``fig, ax``; with more than one row or column ``ax`` is the array of axes
+    matplotlib gives (1-D for one row or column, rows of ``ncols`` otherwise)."""
     _used[0] = True
-    n = nrows if type(nrows) is int and nrows > 1 else ncols if type(ncols) is int and ncols > 1 else 0
-    if type(nrows) is int and type(ncols) is int and (nrows > 1 or ncols > 1):
-        return Inert(), Inert(min(n, 1000))
-    return Inert(), Inert()
+    if not (type(nrows) is int and type(ncols) is int) or nrows * ncols <= 1:
+        return Inert(), Inert()
+    nrows, ncols = min(nrows, 1000), min(ncols, 1000)
+    if nrows > 1 and ncols > 1:
+        return Inert(), Inert(nrows, ncols)
+    return Inert(), Inert(max(nrows, ncols))
+
+
+def _returning(n: int):
+    """A pyplot function whose result unpacks as ``n`` objects (``line, = plt.plot(...)``,
+    ``counts, bins, patches = plt.hist(...)``)."""
+    def f(*args, **kwargs):
+        _used[0] = True
+        return Inert(n)
+    return f
 
 
 class InertModule(ScriptNamespace):
@@ -103,4 +124,6 @@ class InertModule(ScriptNamespace):
 
 
 def make_module() -> ScriptNamespace:
-    return InertModule("matplotlib.pyplot", {"subplots": _subplots})
+    return InertModule("matplotlib.pyplot", {"subplots": _subplots, "plot": _returning(1), "semilogy": _returning(1),
+                                             "semilogx": _returning(1), "loglog": _returning(1),
+                                             "hist": _returning(3)})

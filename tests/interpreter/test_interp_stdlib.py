@@ -393,3 +393,17 @@ def test_pyplot_accepts_calls_and_draws_nothing():
     assert pyplot.used()
     out("print(1)\n")
     assert not pyplot.used()
+
+
+def test_pyplot_results_unpack_and_iterate_as_matplotlibs_do():
+    assert out("""
+        import matplotlib.pyplot as plt
+        line, = plt.plot([1, 2], [3, 4])
+        counts, bins, patches = plt.hist([1, 2, 3])
+        fig, axes = plt.subplots(2, 3)
+        cells = [ax for ax in axes.flat]
+        rows = [len(list(r)) for r in axes]
+        fig, (left, right) = plt.subplots(1, 2)
+        print(axes.shape, len(cells), rows, len(plt.plot([1], [2])))
+        print(fig)
+    """) == "(2, 3) 6 [3, 3] 1\n<matplotlib stand-in: autotrace draws no plots>\n"
