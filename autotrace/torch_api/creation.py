@@ -37,6 +37,8 @@ def _nested_to_array(data, dtype):
         return np.array(data._array, dtype=dtype.np)
     if isinstance(data, (bool, int, float)):
         return np.array(data, dtype=dtype.np)
+    if getattr(type(data), "_np_type", None) is not None:   # a numpy scalar (np.bool_ is no bool)
+        return np.array(data._np(), dtype=dtype.np)
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
 
 
@@ -77,7 +79,8 @@ def _data_error(data, given, dtype) -> None:
                 stack.extend(reversed(v))
             elif isinstance(v, str):
                 raise TypeError(f"new(): invalid data type '{type(v).__name__}'")
-            elif not isinstance(v, (bool, int, float, Tensor)) and not hasattr(v, "_array"):
+            elif (not isinstance(v, (bool, int, float, Tensor)) and not hasattr(v, "_array")
+                  and getattr(type(v), "_np_type", None) is None):
                 raise RuntimeError(f"Could not infer dtype of {type(v).__name__}")
     sizes = []
     v = data
