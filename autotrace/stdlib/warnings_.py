@@ -79,11 +79,14 @@ def _lineno(lineno):
 
 
 def _add(entry, append: bool) -> None:
-    if entry in _filters:
-        _filters.remove(entry)
+    """CPython's ``_add_filter``: a new filter goes first (a duplicate moves there); an
+    appended one goes last unless it is already in the list."""
     if append:
-        _filters.append(entry)
+        if entry not in _filters:
+            _filters.append(entry)
     else:
+        if entry in _filters:
+            _filters.remove(entry)
         _filters.insert(0, entry)
 
 
