@@ -84,4 +84,5 @@ T_NOT_2D = (
     "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
     "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.")
 T_0D = "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases."
+MT_0D = "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases."
 CONJ_0D = "Tensor.{attr} is deprecated on 0-D tensors. Consider using x.conj()."

@@ -320,8 +320,7 @@ def mT_fn(input, attr="mT"):
     (TransposeBackward0); torch's RuntimeError below 2 dims."""
     if input.ndim == 0:
         from .. import diagnostics
-        diagnostics.warn_once(diagnostics.T_0D.replace("Tensor.T", "Tensor.mT") if attr == "mT"
-                              else diagnostics.CONJ_0D.format(attr=attr))
+        diagnostics.warn_once(diagnostics.MT_0D if attr == "mT" else diagnostics.CONJ_0D.format(attr=attr))
         return input                       # torch returns the tensor itself
     if input.ndim < 2:
         raise RuntimeError(f"tensor.{attr} is only supported on matrices or batches of matrices. "

@@ -149,7 +149,8 @@ def capture(category: str, message: str, line) -> bool:
     True when it was captured (then the run does not record it)."""
     if not _captures:
         return False
-    _captures[-1].append(WarningMessage(category_class(category)(message), category_class(category), line))
+    cls = category_class(category)
+    _captures[-1].append(WarningMessage(cls(message), cls, line))
     return True
 
 
