@@ -298,7 +298,8 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
                 skip = nxt is None or (needed is not None and nxt not in needed)
                 if g is not None and not skip:
                     g0 = g
-                    g = _validate(g, meta)
+                    if meta is not None and (g._data.shape != meta[0] or g._dtype is not meta[1]):
+                        g = _validate(g, meta)
                     if keep and g is not g0 and g0._data.shape != g._data.shape:
                         # the broadcast sum-back (validate_outputs' sum_to): the record keeps what
                         # the input receives, and the op's own output before the sum
@@ -383,7 +384,14 @@ def _add_to(buffers, fn, nr, g):
     if slot is None:
         slot = buffers[fn] = [None] * fn.n_outputs
     prev = slot[nr]
-    slot[nr] = g if prev is None else prev + g
+    if prev is None:
+        slot[nr] = g
+    elif not grad_mode.enabled and prev._dtype is g._dtype and prev._data.shape == g._data.shape \
+            and prev.__class__ is Tensor and g.__class__ is Tensor:
+        # what ``prev + g`` computes for two tensors of one dtype and shape, without the op's checks
+        slot[nr] = Tensor._make(np.asarray(prev._data + g._data), prev._dtype)
+    else:
+        slot[nr] = prev + g
 
 
 def _pre_hooks(fn, grads):
@@ -440,17 +448,14 @@ def _hook_grads(hook, new, n: int) -> list:
 def _call(fn, grads):
     if fn.saved is None and fn.had_saved:
         raise RuntimeError(SAVED_FREED)
-    ctx = Context(fn)
     if fn.n_outputs == 1 and "out_meta" not in fn.attrs:  # multi-output ops take a list
         g = grads[0]
         if g is None:
             return [None] * len(fn.next_functions)
-        outs = fn.op.backward(ctx, g)
-    else:
-        if all(g is None for g in grads):
-            return [None] * len(fn.next_functions)
-        outs = fn.op.backward(ctx, grads)
-    return list(outs)
+        return list(fn.op.backward(Context(fn), g))
+    if all(g is None for g in grads):
+        return [None] * len(fn.next_functions)
+    return list(fn.op.backward(Context(fn), grads))
 
 
 def _validate(g: Tensor, meta):

@@ -180,7 +180,10 @@ def _node_matches(r: NodeRecord, t: NodeRecord, delta, lo, hi) -> bool:
         return False
     if t.value is not None or t.leaf_value is not None or t.leaf_grad is not None:
         return False
-    for a, b in zip(_node_fields(r), _node_fields(t)):
+    fr, ft = _node_fields(r), _node_fields(t)
+    if fr != ft:  # (a nan field compares unequal: such records are left unfolded)
+        return False
+    for a, b in zip(fr, ft):
         if a is not b and not _same_value(a, b):
             return False
     if not (_same_mapping(r.attrs, t.attrs) and _same_mapping(r.scalars, t.scalars)):
@@ -203,8 +206,11 @@ def _step_matches(s: StepRecord, t: StepRecord, delta, lo, hi) -> bool:
         return False
     if len(s.grad_in) != len(t.grad_in) or len(s.grads_out) != len(t.grads_out):
         return False
-    return all(g is None for g in s.grad_in) and all(g is None for g in s.grads_out) \
-        and all(g is None for g in t.grad_in) and all(g is None for g in t.grads_out)
+    for grads in (s.grad_in, s.grads_out, t.grad_in, t.grads_out):
+        for g in grads:
+            if g is not None:
+                return False
+    return True
 
 
 class Folder:

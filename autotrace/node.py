@@ -231,9 +231,7 @@ class Node:
             if saved_names:
                 r.saved = rec.intern(saved_names)
             if attrs or saved:
-                plain = record.plain_attrs(attrs, saved, saved_names)
-                if plain:
-                    r.attrs = rec.intern_mapping(plain)
+                r.attrs = rec.node_attrs(attrs, saved, saved_names)
             rec.nodes.append(r)
         else:
             self.rec = None

@@ -189,6 +189,7 @@ class Recorder:
         self.events: list[Event] = []
         self._interned: dict = {}
         self._mappings: dict = {}
+        self._attr_cache: dict = {}
 
     def intern(self, value):
         """One shared copy of an equal tuple of names (records are read-only)."""
@@ -208,6 +209,34 @@ class Recorder:
                 return MappingProxyType(mapping)
             shared = self._mappings[key] = MappingProxyType(mapping)
         return shared
+
+    def node_attrs(self, attrs, saved, saved_names):
+        """``NodeRecord.attrs`` of a node: ``intern_mapping(plain_attrs(...))`` (or
+        :data:`EMPTY`), remembered by the entries' keys, types and values when they are all
+        numbers, bools, strings or None — the usual case, so a loop's nodes skip the work."""
+        key = []
+        for d in (attrs, saved):
+            if d:
+                for k, v in d.items():
+                    if k in saved_names:
+                        continue
+                    c = v.__class__
+                    if c not in _SIMPLE:
+                        key = None
+                        break
+                    key.append((k, c, v))
+                if key is None:
+                    break
+        if key is not None:
+            key = tuple(key)
+            hit = self._attr_cache.get(key)
+            if hit is not None:
+                return hit
+        plain = plain_attrs(attrs, saved, saved_names)
+        mapping = self.intern_mapping(plain) if plain else EMPTY
+        if key is not None:
+            self._attr_cache[key] = mapping
+        return mapping
 
     def keep(self, array):
         return snapshot(array, self.value_limit) if self.keep_values else None
@@ -339,6 +368,7 @@ def wants_events() -> bool:
 
 
 _PLAIN = (int, float, bool, str, type(None))
+_SIMPLE = frozenset(_PLAIN)
 
 
 def plain(value):

@@ -271,16 +271,20 @@ def _perturbing(perturb):
 # The engine's graphs hold no reference cycles (a node keeps its own output as data, not
 # as a tensor), so reference counting frees them. The cyclic collector's passes over a
 # large live graph find nothing and cost more than the ops (35% of a 1e6-op chain). While
-# a script runs, the collector runs less often, and whatever survives a second-generation
-# pass is frozen (gc.freeze: never scanned again; reference counting still frees it), so
-# each object is scanned at most twice and no pass walks the whole live graph. Cyclic
-# garbage that dies young (the usual case) is still collected; frozen objects go back to
-# the collector when the run ends.
+# a script runs, the collector runs less often, and whatever survives a pass is frozen
+# (gc.freeze: never scanned again; reference counting still frees it), so each object is
+# scanned at most once and no pass walks the whole live graph. Cyclic garbage that dies
+# before the next pass (the usual case: an exception's traceback, a loop's temporary
+# objects) is still collected; frozen objects go back to the collector when the run ends.
 GC_THRESHOLD = 50_000
+#: set by the command line, whose process ends after its views: what a run made stays
+#: frozen (a collector pass over a finished trace finds nothing); a library caller's
+#: objects go back to the collector when the run ends
+KEEP_FROZEN = False
 
 
 def _freeze_survivors(phase, info):
-    if phase == "stop" and info["generation"] >= 1:
+    if phase == "stop":
         import gc
 
         gc.freeze()
@@ -294,14 +298,18 @@ def _collector_for_graphs():
     gc.set_threshold(max(previous[0], GC_THRESHOLD), *previous[1:])
     frozen_before = gc.get_freeze_count()
     gc.freeze()  # what exists before the script (modules, the op table) is not garbage
-    gc.callbacks.append(_freeze_survivors)
+    added = _freeze_survivors not in gc.callbacks
+    if added:
+        gc.callbacks.append(_freeze_survivors)
     try:
         yield
     finally:
-        gc.callbacks.remove(_freeze_survivors)
-        gc.set_threshold(*previous)
-        if not frozen_before:
-            gc.unfreeze()
+        if not KEEP_FROZEN:  # (the command line keeps this policy for its views, until exit)
+            if added:
+                gc.callbacks.remove(_freeze_survivors)
+            gc.set_threshold(*previous)
+            if not frozen_before:
+                gc.unfreeze()
 
 
 @contextlib.contextmanager

@@ -18,6 +18,9 @@ from .device import CPU as _CPU, Device  # noqa: F401  (Device re-exported)
 from .node import AccumulateGrad, VersionCounter
 
 _MISSING = object()
+_new_object = object.__new__
+_ndarray = np.ndarray
+_BY_NP = dtypes._BY_NP
 _NO_EDGE = (None, 0)
 
 
@@ -81,11 +84,11 @@ class Tensor:
     def _make(cls, data, dtype=None, requires_grad=False):
         """A new tensor over ``data`` (a numpy array; not copied). ``dtype`` defaults to
         the array's own."""
-        t = object.__new__(cls)
-        if type(data) is not np.ndarray:
+        t = _new_object(cls)
+        if data.__class__ is not _ndarray:
             data = np.asarray(data)
         if dtype is None:
-            dtype = dtypes.from_numpy(data.dtype)
+            dtype = _BY_NP.get(data.dtype) or dtypes.from_numpy(data.dtype)
         elif data.dtype is not dtype.np and data.dtype != dtype.np:
             data = data.astype(dtype.np)
         if data.size > resources.max_elements:

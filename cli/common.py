@@ -232,7 +232,9 @@ def visible(text: str) -> str:
 
 def run_trace(src: ScriptSource, sets: Optional[List[str]], lim, keep_values=False, of=None):
     """Run the script; a usage mistake exits 2."""
+    from autotrace import runner
     from autotrace.runner import Options, UsageError, run
+    runner.KEEP_FROZEN = True   # the trace lives until exit
     phase("running the script")
     try:
         trace = run(src.data, src.name, sets=sets or (), limits=lim,

@@ -72,8 +72,10 @@ def command(
         common.fail_usage(str(e))
     from autotrace import explain as ex_mod
     from autotrace.interpreter.limits import expired, expire
+    from autotrace import runner
     from autotrace.runner import UsageError
 
+    runner.KEEP_FROZEN = True   # the traces live until exit
     try:
         trace = ex_mod.run(src.data, src.name, sets=set_ or (), limits=lim, of=of, expect=expectations)
     except UsageError as e:

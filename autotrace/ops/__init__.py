@@ -136,15 +136,23 @@ def wrap_scalar(value):
     int -> int64, bool -> bool); flagged so promotion treats it as a scalar."""
     cls = value.__class__
     if cls is float:
-        t = Tensor._make(np.array(value, dtype=np.float64), dtypes.float64)
+        t = _tensor_make(_array(value), _F64)
+    elif cls is bool:
+        t = _tensor_make(_array(value), _BOOL)
     elif isinstance(value, bool):
-        t = Tensor._make(np.array(value, dtype=np.bool_), dtypes.bool_)
+        t = _tensor_make(np.array(value, dtype=np.bool_), _BOOL)
     elif isinstance(value, int):
-        t = Tensor._make(np.array(value, dtype=np.int64), dtypes.int64)
+        t = _tensor_make(np.array(value, dtype=np.int64), dtypes.int64)
     else:
-        t = Tensor._make(np.array(value, dtype=np.float64), dtypes.float64)
+        t = _tensor_make(np.array(value, dtype=np.float64), _F64)
     t._wrapped = True
     return t
+
+
+_array = np.array
+_tensor_make = Tensor._make
+_F64 = dtypes.float64
+_BOOL = dtypes.bool_
 
 
 from .. import node as _node  # noqa: E402
@@ -181,8 +189,8 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
     non-tensor argument); ``save`` maps names to what backward reads (tensors, the
     :data:`RESULT` marker, or plain values); ``attrs`` are non-tensor attributes.
     """
-    t = Tensor._make(out, dtype)
-    if not grad_mode.enabled or t._dtype.category != dtypes.FLOAT:
+    t = _tensor_make(out, dtype)
+    if not grad_mode.enabled or t._dtype.category != _FLOAT:
         return t
     for x in inputs:
         if x is not None and x._requires_grad:
@@ -191,14 +199,24 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
         return t
     edges = []  # next_functions
     meta = []   # (shape, dtype) of each input (None for a wrapped number), for validating its gradient
+    wrapped = False
     for x in inputs:
         if x is None:
             edges.append(_NO_EDGE)
             meta.append(None)
         else:
-            e = x._edge()
-            edges.append(e)
-            meta.append(None if x._wrapped else (x._data.shape, x._dtype))
+            fn = x.grad_fn
+            if fn is not None:
+                edges.append((fn, x._output_nr))
+            elif x._requires_grad:
+                edges.append((x._grad_accumulator(), 0))
+            else:
+                edges.append(_NO_EDGE)
+            if x._wrapped:
+                meta.append(None)
+                wrapped = True
+            else:
+                meta.append((x._data.shape, x._dtype))
     saved = None
     if save:
         saved = {}
@@ -206,7 +224,7 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
             if v is RESULT:
                 saved[k] = SavedTensor(t, is_output=True)
             elif isinstance(v, Tensor):
-                saved[k] = SavedTensor.number(v._data.item()) if v._wrapped else SavedTensor(v)
+                saved[k] = _saved_number(v._data.item()) if v._wrapped else SavedTensor(v)
             else:
                 saved[k] = v
     node = Node(op_, tuple(edges), saved, attrs or _NO_ATTRS, tuple(meta))
@@ -216,15 +234,19 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
     if rec is not None:
         rec.shape = t._data.shape
         rec.dtype = t._dtype.name
-        for name, x in zip(op_.inputs, inputs):
-            if x is not None and x._wrapped:
-                if not rec.scalars:
-                    rec.scalars = {}
-                rec.scalars[name] = x._data.item()
-        r = _record.active
-        if r.keep_values:
-            rec.value = r.keep(t._data)
+        if wrapped:
+            scalars = {}
+            for name, x in zip(op_.inputs, inputs):
+                if x is not None and x._wrapped:
+                    scalars[name] = x._data.item()
+            rec.scalars = scalars
+        if _record.active.keep_values:
+            rec.value = _record.active.keep(t._data)
     return t
+
+
+_FLOAT = dtypes.FLOAT
+_saved_number = SavedTensor.number
 
 
 def make_multi(op_, outs, inputs, save=None, attrs=None, differentiable=None):

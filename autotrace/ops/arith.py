@@ -18,10 +18,25 @@ from . import (OPERANDS, RESULT, BadOperand, _type_word, as_tensor_arg, check_in
                op, wrap_scalar)
 
 _SCALARS = (bool, int, float)
+#: below this many elements (of either operand) _binary's memory check cannot trigger
+_SMALL = CHECK_BYTES_FROM // 16
 
 
 def _binary(a, b):
     """(tensor a, tensor b, a's array, b's array, result dtype) for a binary op."""
+    if b.__class__ is Tensor and a.__class__ is Tensor:
+        # the common cases, decided as below without the general checks: two tensors of one
+        # dtype and shape, or a tensor and a wrapped number of no higher category
+        ad, bd = a._data, b._data
+        dt = a._dtype
+        if ad.size < _SMALL and not a._wrapped:
+            if b._wrapped:
+                if dt.category >= b._dtype.category:
+                    if bd.dtype is not dt.np:
+                        bd = bd.astype(dt.np)
+                    return a, b, ad, bd, dt
+            elif dt is b._dtype and ad.shape == bd.shape:
+                return a, b, ad, bd, dt
     if isinstance(a, _SCALARS):
         a = wrap_scalar(a)
     if isinstance(b, _SCALARS):

@@ -186,15 +186,17 @@ class _Tree:
                     _t("run.tree.fold_body_at", count=fold.count, where=where) if where
                     else _t("run.tree.fold_body", count=fold.count), room), "dim"))
                 # what fed those iterations from outside the loop body (and not the one shown)
-                inside = {x for rep in fold.reps for x in rep}
+                inside = set(fold.reps.ids(fold.count))
                 shown = {i for x in fold.reps[earlier] for i, _ in nodes[x].inputs}
                 ext = []
-                for rep in fold.reps[:earlier]:
-                    for x in rep:
-                        for i, _ in nodes[x].inputs:
-                            if (i is not None and i not in inside and i not in shown and i not in seen
-                                    and i not in ext):
-                                ext.append(i)
+                listed = set()
+                inputs_of = getattr(nodes, "inputs_of", None) or (lambda x: nodes[x].inputs)
+                for x in fold.reps.ids(earlier):
+                    for i, _ in inputs_of(x):
+                        if (i is not None and i not in inside and i not in shown and i not in seen
+                                and i not in listed):
+                            ext.append(i)
+                            listed.add(i)
                 for k in range(len(ext) - 1, -1, -1):
                     last = k == len(ext) - 1
                     b, cn = ("\u2514\u2500\u2500 ", "    ") if last else ("\u251c\u2500\u2500 ", "\u2502   ")
@@ -237,7 +239,7 @@ class _Tree:
                     if here[0] not in noted_folds:
                         noted_folds.add(here[0])
                         fold = self.folds[here[0]]
-                        seen.update(x for rep in fold.reps[:here[1]] for x in rep)
+                        seen.update(fold.reps.ids(here[1]))
                         entries.append(("fold", (fold, here[1])))
                     continue
                 entries.append(("node", i))

@@ -35,6 +35,10 @@ class Reps(Sequence):
         a = self.start + k * self.period
         return list(self.order[a:a + self.period])
 
+    def ids(self, stop: int):
+        """The node ids of repetitions ``0 .. stop - 1``, in one flat sequence."""
+        return self.order[self.start:self.start + max(0, min(stop, self.count)) * self.period]
+
     def __eq__(self, other):
         return list(self) == list(other) if isinstance(other, Sequence) else NotImplemented
 
@@ -182,27 +186,36 @@ def _boundary_ok(trace, order, call_of, st, end) -> bool:
     return True
 
 
-def _signature(nodes, rep, prev):
-    pos = {c: o for o, c in enumerate(rep)}
-    ppos = {c: o for o, c in enumerate(prev)} if prev else {}
-    source = getattr(nodes, "template", nodes.__getitem__)   # all fields but id and inputs
-    inputs_of = getattr(nodes, "inputs_of", None) or (lambda c: nodes[c].inputs)
+def _signature(nodes, rep, prev, access=None):
+    source, inputs_of = access or _access(nodes)
+    pos = dict(zip(rep, range(len(rep))))
+    ppos = dict(zip(prev, range(len(prev)))) if prev else {}
     sig = []
     for c in rep:
         s = []
         for i, nr in inputs_of(c):
             if i is None:
-                s.append(("N",))
+                s.append(_NONE_SIG)
             elif i in pos:
                 s.append(("i", pos[i], nr))
             elif i in ppos:
                 s.append(("p", ppos[i], nr))
             elif source(i).is_leaf:
-                s.append(("L",))
+                s.append(_LEAF_SIG)
             else:
-                s.append(("e",))
+                s.append(_EXT_SIG)
         sig.append(tuple(s))
     return sig
+
+
+_NONE_SIG, _LEAF_SIG, _EXT_SIG = ("N",), ("L",), ("e",)
+
+
+def _access(nodes):
+    """(record of id, inputs of id) for ``nodes``: a folded NodeList is read without
+    rebuilding records (all fields but id and inputs come from the stored record)."""
+    return (getattr(nodes, "template", nodes.__getitem__),
+            getattr(nodes, "inputs_of", None) or (lambda c: nodes[c].inputs))
 
 
 def _consistent(nodes, order, st, p, count) -> int:
@@ -215,8 +228,9 @@ def _consistent(nodes, order, st, p, count) -> int:
     def rep(k):
         return order[st + k * p:st + (k + 1) * p]
 
-    base = _signature(nodes, rep(1), rep(0))
-    first = _signature(nodes, rep(0), None)
+    access = _access(nodes)
+    base = _signature(nodes, rep(1), rep(0), access)
+    first = _signature(nodes, rep(0), None, access)
     for a, b in zip(first, base):
         if len(a) != len(b) or any(x != y and y[0] != "p" for x, y in zip(a, b)):
             return 1
@@ -224,7 +238,7 @@ def _consistent(nodes, order, st, p, count) -> int:
     prev = rep(1)
     while k < count:
         cur = rep(k)
-        if _signature(nodes, cur, prev) != base:
+        if _signature(nodes, cur, prev, access) != base:
             break
         prev = cur
         k += 1
