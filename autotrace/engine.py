@@ -256,9 +256,11 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
             counter += 1
 
     grad_mode.enabled = bool(create_graph)
+    heappop, heappush, step_record = heapq.heappop, heapq.heappush, record.StepRecord
+    add_step = pass_rec.steps.append if pass_rec is not None else None
     try:
         while ready:
-            _, _, fn = heapq.heappop(ready)
+            _, _, fn = heappop(ready)
             grads = buffers.pop(fn, None)
             if grads is None:
                 grads = [None] * fn.n_outputs
@@ -266,9 +268,9 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
                 grads = _pre_hooks(fn, grads)
             step = None
             if pass_rec is not None:
-                step = record.StepRecord(fn.rec.id if fn.rec is not None else None,
-                                         _kept(rec, grads) if keep else [None] * len(grads), [])
-                pass_rec.steps.append(step)
+                step = step_record(fn.rec.id if fn.rec is not None else None,
+                                   _kept(rec, grads) if keep else [None] * len(grads), [])
+                add_step(step)
                 if fanin is not None:
                     step.fan_in = _fan_in(fanin.pop(fn, ()))
             if targets is not None and fn in targets:
@@ -318,7 +320,7 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
-                    heapq.heappush(ready, (-nxt.seq, counter, nxt))
+                    heappush(ready, (-nxt.seq, counter, nxt))
                     counter += 1
     except Exception as exc:
         if pass_rec is not None:

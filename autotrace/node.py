@@ -198,13 +198,17 @@ class Node:
         """``type(t.grad_fn).__name__`` is the node's class name in torch (``MulBackward0``)."""
         return node.op.node
 
-    def __init__(self, op, next_functions, saved, attrs, in_meta, n_outputs=1):
+    def __init__(self, op, next_functions, saved, attrs, in_meta, n_outputs=1, saved_names=None,
+                 shape=None, dtype=None):
+        """``saved_names`` (the keys of ``saved`` that hold a :class:`SavedTensor`) is found
+        when not given; ``shape``/``dtype`` (name) describe the output for the record."""
         global _sequence
         self.op = op
         self.next_functions = next_functions
         self.saved = saved
         if saved:
-            saved_names = tuple([k for k, v in saved.items() if v.__class__ is SavedTensor])
+            if saved_names is None:
+                saved_names = tuple([k for k, v in saved.items() if v.__class__ is SavedTensor])
             self.had_saved = bool(saved_names)
         else:
             saved_names = ()
@@ -223,16 +227,17 @@ class Node:
         self._addr = None
         rec = record.active
         if rec is not None:
+            items = rec.node_items
             r = self.rec = NodeRecord(
-                len(rec.nodes), op.node,
+                len(items), op.node,
                 tuple([_NO_INPUT if fn is None else ((fn.rec.id if fn.rec is not None else None), i)
                        for fn, i in next_functions]),
-                site.current, None, None, op=op)
+                site.current, shape, dtype, op=op)
             if saved_names:
                 r.saved = rec.intern(saved_names)
             if attrs or saved:
                 r.attrs = rec.node_attrs(attrs, saved, saved_names)
-            rec.nodes.append(r)
+            items.append(r)
         else:
             self.rec = None
 

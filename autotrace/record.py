@@ -9,6 +9,7 @@ keep the numbers: node outputs and every gradient the engine passes.
 
 from __future__ import annotations
 
+from math import copysign as _copysign
 from types import MappingProxyType
 
 import numpy as np
@@ -180,6 +181,8 @@ class Recorder:
 
             self.nodes = NodeList()
             self.folder = Folder()
+        #: the list behind ``nodes`` that new records are appended to (the engine's fast path)
+        self.node_items: list = self.nodes if keep_values else self.nodes._items
         self.passes: list[PassRecord] = []
         self.grad_events: list[GradEvent] = []
         self.module_calls: list[ModuleCall] = []
@@ -200,7 +203,8 @@ class Recorder:
         with the same entries: most nodes of a loop carry identical attrs (``alpha=1``).
         Values compare by type too (1, 1.0 and True are different attrs)."""
         try:
-            key = tuple([(k, v.__class__, v) for k, v in mapping.items()])
+            key = tuple([(k, _NEG_ZERO if v.__class__ is float and v == 0.0 and _copysign(1.0, v) < 0
+                          else v.__class__, v) for k, v in mapping.items()])
             shared = self._mappings.get(key)
         except TypeError:  # an unhashable value
             return MappingProxyType(mapping)
@@ -214,18 +218,18 @@ class Recorder:
         """``NodeRecord.attrs`` of a node: ``intern_mapping(plain_attrs(...))`` (or
         :data:`EMPTY`), remembered by the entries' keys, types and values when they are all
         numbers, bools, strings or None — the usual case, so a loop's nodes skip the work."""
-        key = []
-        for d in (attrs, saved):
-            if d:
-                for k, v in d.items():
-                    if k in saved_names:
-                        continue
-                    c = v.__class__
-                    if c not in _SIMPLE:
-                        key = None
-                        break
-                    key.append((k, c, v))
-                if key is None:
+        key = [(k, v.__class__, v) for k, v in attrs.items()] if attrs else []
+        if saved:
+            key += [(k, v.__class__, v) for k, v in saved.items() if k not in saved_names]
+        for n, (k, c, v) in enumerate(key):
+            if c is float:
+                if v == 0.0 and _copysign(1.0, v) < 0:
+                    key[n] = (k, _NEG_ZERO, v)    # -0.0 == 0.0, but it is another attr
+            elif c not in _SIMPLE:
+                if c is tuple and all(e.__class__ is int for e in v):
+                    key[n] = (k, _INTS, v)  # sizes: (1, 2) is not (1.0, 2.0), so such keys stay apart
+                else:
+                    key = None
                     break
         if key is not None:
             key = tuple(key)
@@ -237,6 +241,19 @@ class Recorder:
         if key is not None:
             self._attr_cache[key] = mapping
         return mapping
+
+    def node_scalars(self, scalars: dict):
+        """``NodeRecord.scalars``: one shared read-only mapping per distinct set of the
+        Python numbers a node's op was given (a loop's ``x * 2`` nodes share one)."""
+        try:
+            key = tuple([(k, _NEG_ZERO if v.__class__ is float and v == 0.0 and _copysign(1.0, v) < 0
+                          else v.__class__, v) for k, v in scalars.items()])
+            hit = self._attr_cache.get(key)
+        except TypeError:
+            return MappingProxyType(scalars)
+        if hit is None:
+            hit = self._attr_cache[key] = MappingProxyType(scalars)
+        return hit
 
     def keep(self, array):
         return snapshot(array, self.value_limit) if self.keep_values else None
@@ -369,6 +386,8 @@ def wants_events() -> bool:
 
 _PLAIN = (int, float, bool, str, type(None))
 _SIMPLE = frozenset(_PLAIN)
+_INTS = object()  # node_attrs' key type of a tuple of ints
+_NEG_ZERO = object()  # the key type of -0.0, which equals 0.0 but is another value
 
 
 def plain(value):

@@ -218,28 +218,34 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
             else:
                 meta.append((x._data.shape, x._dtype))
     saved = None
+    names = ()
     if save:
         saved = {}
+        names = []
         for k, v in save.items():
             if v is RESULT:
                 saved[k] = SavedTensor(t, is_output=True)
+                names.append(k)
             elif isinstance(v, Tensor):
                 saved[k] = _saved_number(v._data.item()) if v._wrapped else SavedTensor(v)
+                names.append(k)
             else:
                 saved[k] = v
-    node = Node(op_, tuple(edges), saved, attrs or _NO_ATTRS, tuple(meta))
+                if v.__class__ is SavedTensor:
+                    names.append(k)
+        names = tuple(names)
+    node = Node(op_, tuple(edges), saved, attrs or _NO_ATTRS, tuple(meta), 1, names,
+                t._data.shape, t._dtype.name)
     t._requires_grad = True
     t.grad_fn = node
     rec = node.rec
     if rec is not None:
-        rec.shape = t._data.shape
-        rec.dtype = t._dtype.name
         if wrapped:
             scalars = {}
             for name, x in zip(op_.inputs, inputs):
                 if x is not None and x._wrapped:
                     scalars[name] = x._data.item()
-            rec.scalars = scalars
+            rec.scalars = _record.active.node_scalars(scalars)
         if _record.active.keep_values:
             rec.value = _record.active.keep(t._data)
     return t

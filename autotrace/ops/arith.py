@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, grad_mode as _grad_mode
+from ..node import SavedTensor as _SavedTensor
 from ..tensor import Tensor
 from .. import record as _record
 from ..resources import CHECK_BYTES_FROM, check_broadcast_size, check_bytes
@@ -24,6 +25,9 @@ _SMALL = CHECK_BYTES_FROM // 16
 
 def _binary(a, b):
     """(tensor a, tensor b, a's array, b's array, result dtype) for a binary op."""
+    cb = b.__class__
+    if cb is float or cb is int or cb is bool:
+        b = wrap_scalar(b)
     if b.__class__ is Tensor and a.__class__ is Tensor:
         # the common cases, decided as below without the general checks: two tensors of one
         # dtype and shape, or a tensor and a wrapped number of no higher category
@@ -173,8 +177,27 @@ def rsub(input, other, *, alpha=1):
 @op("mul", "MulBackward0", ("self", "other"),
     vjp={"self": "grad * other", "other": "grad * self"}, local={"self": "other", "other": "self"})
 def MUL(ctx, g):
-    return (g * ctx.other if ctx.needs(0) else None,
-            g * ctx.self if ctx.needs(1) else None)
+    return (_times(g, ctx, "other") if ctx.needs(0) else None,
+            _times(g, ctx, "self") if ctx.needs(1) else None)
+
+
+def _times(g, ctx, name):
+    """``g * ctx.<name>``; a saved Python number (the 3 in ``x * 3``) multiplies as the
+    number, without wrapping it again, when no graph is being recorded."""
+    saved = ctx.node.saved
+    s = saved.get(name) if saved is not None else None
+    if s.__class__ is _SavedTensor and s.counter is None and not _grad_mode.enabled and s.data.__class__ is float:
+        return _mul_number(g, s.data)
+    return g * getattr(ctx, name)
+
+
+def _mul_number(g, number: float):
+    """``g * number`` for a tensor ``g`` outside grad mode, as :func:`mul` computes it
+    (the number cast to ``g``'s floating dtype, then multiplied)."""
+    dt = g._dtype
+    if dt.category == dtypes.FLOAT and not g._wrapped and g._data.size < _SMALL:
+        return Tensor._make(_arr(g._data * dt.np.type(number)), dt)
+    return g * number
 
 
 @export(torch=("mul", "multiply"), tensor=("mul", "multiply"))

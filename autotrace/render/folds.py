@@ -6,6 +6,7 @@ marked ``×30``; ``run``'s grad_fn tree shows one and says how many it folded.""
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -186,28 +187,6 @@ def _boundary_ok(trace, order, call_of, st, end) -> bool:
     return True
 
 
-def _signature(nodes, rep, prev, access=None):
-    source, inputs_of = access or _access(nodes)
-    pos = dict(zip(rep, range(len(rep))))
-    ppos = dict(zip(prev, range(len(prev)))) if prev else {}
-    sig = []
-    for c in rep:
-        s = []
-        for i, nr in inputs_of(c):
-            if i is None:
-                s.append(_NONE_SIG)
-            elif i in pos:
-                s.append(("i", pos[i], nr))
-            elif i in ppos:
-                s.append(("p", ppos[i], nr))
-            elif source(i).is_leaf:
-                s.append(_LEAF_SIG)
-            else:
-                s.append(_EXT_SIG)
-        sig.append(tuple(s))
-    return sig
-
-
 _NONE_SIG, _LEAF_SIG, _EXT_SIG = ("N",), ("L",), ("e",)
 
 
@@ -221,25 +200,44 @@ def _access(nodes):
 def _consistent(nodes, order, st, p, count) -> int:
     """How many leading repetitions of the ``count`` ones of length ``p`` from position
     ``st`` of ``order`` are wired alike (the first may differ where the later ones take
-    the carried state: it starts from an initial value)."""
+    the carried state: it starts from an initial value). ``order`` is ascending."""
     if count < 2:
         return count
+    source, inputs_of = _access(nodes)
 
-    def rep(k):
-        return order[st + k * p:st + (k + 1) * p]
+    def sig(k):
+        """_signature of repetition k against repetition k - 1 (none for k == 0): the
+        positions of inputs inside either are found by bisection in the ascending order."""
+        lo = st + k * p
+        hi = lo + p
+        plo = lo - p if k else hi
+        out = []
+        for q in range(lo, hi):
+            s = []
+            for i, nr in inputs_of(order[q]):
+                if i is None:
+                    s.append(_NONE_SIG)
+                    continue
+                j = bisect_left(order, i, lo, hi)
+                if j < hi and order[j] == i:
+                    s.append(("i", j - lo, nr))
+                    continue
+                j = bisect_left(order, i, plo, lo)
+                if j < lo and order[j] == i:
+                    s.append(("p", j - plo, nr))
+                    continue
+                s.append(_LEAF_SIG if source(i).is_leaf else _EXT_SIG)
+            out.append(tuple(s))
+        return out
 
-    access = _access(nodes)
-    base = _signature(nodes, rep(1), rep(0), access)
-    first = _signature(nodes, rep(0), None, access)
+    base = sig(1)
+    first = sig(0)
     for a, b in zip(first, base):
         if len(a) != len(b) or any(x != y and y[0] != "p" for x, y in zip(a, b)):
             return 1
     k = 2
-    prev = rep(1)
     while k < count:
-        cur = rep(k)
-        if _signature(nodes, cur, prev, access) != base:
+        if sig(k) != base:
             break
-        prev = cur
         k += 1
     return k
