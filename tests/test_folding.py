@@ -76,7 +76,7 @@ def _unfolded(monkeypatch, src):
 
     def init(self, keep_values=False, value_limit=100_000):
         orig(self, keep_values, value_limit)
-        self.nodes = []
+        self.nodes = self.node_items = []
         self.folder = None
 
     with monkeypatch.context() as m:
