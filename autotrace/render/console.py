@@ -109,15 +109,20 @@ def _value_table(tensors):
 def _output_roots(trace: Trace):
     """Variables whose grad_fn no other recorded node points at: the graph's outputs."""
     nodes = trace.nodes
-    inputs_of = getattr(nodes, "inputs_of", None) or (lambda c: nodes[c].inputs)
     named = [(v.name, v.node) for v in trace.variables.values()
              if v.kind == "tensor" and v.grad_fn is not None and v.node is not None]
     unconsumed = {c for _, c in named}
-    for c in range(len(nodes)):
-        for i, _ in inputs_of(c):
+    for ins in _all_inputs(nodes):
+        for i, _ in ins:
             if i in unconsumed:
                 unconsumed.discard(i)
     return [(name, c) for name, c in named if c in unconsumed]
+
+
+def _all_inputs(nodes):
+    """Every record's inputs in id order (a folded node list reads them in one pass)."""
+    each = getattr(nodes, "iter_inputs", None)
+    return each() if each is not None else (n.inputs for n in nodes)
 
 
 class _Tree:
@@ -133,12 +138,11 @@ class _Tree:
         self.asked_depth = depth
         nodes = trace.nodes
         source = getattr(nodes, "template", nodes.__getitem__)   # all fields but id and inputs
-        inputs_of = getattr(nodes, "inputs_of", None) or (lambda c: nodes[c].inputs)
         height = self.height = array("q", bytes(8 * len(nodes)))  # longest path of inputs below each node
         order = array("q")
-        for c in range(len(nodes)):
+        for c, ins in enumerate(_all_inputs(nodes)):
             h = 0
-            for i, _ in inputs_of(c):
+            for i, _ in ins:
                 if i is not None and i < c and height[i] >= h:
                     h = height[i] + 1
             height[c] = h
