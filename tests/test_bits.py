@@ -70,6 +70,23 @@ def test_fma32_is_one_rounding(a, b, c):
     assert bits(kernels.fma32(F32(a), F32(b), F32(c))) == bits(want)
 
 
+def test_fma32_of_single_numbers_is_its_array_form():
+    # single numbers take a Python-float path: it must round exactly as the array path does,
+    # on random values and on the double-rounding ties of the test below
+    rng = np.random.default_rng(1)
+    a, b, c = (rng.standard_normal(3000).astype(F32) * F32(100) for _ in range(3))
+    j = rng.integers(-20, 20, 1000)
+    k = rng.integers(0, 2 ** 21, 1000)
+    a[:1000] = (2.0 ** (-24 + j) * (1 + 2.0 ** -23)).astype(F32) * rng.choice([F32(-1), F32(1)], 1000)
+    b[:1000] = F32(1 - 2.0 ** -23)
+    c[:1000] = (2.0 ** j * (1 + (2 * k + 1) * 2.0 ** -23)).astype(F32) * np.sign(a[:1000])
+    c[1000:1100] = -(a[1000:1100].astype(np.float64) * b[1000:1100]).astype(F32)
+    a[1100:1110] = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-45, 3e38, -3e38, 1e-38, 2.0]
+    whole = kernels.fma32(a, b, c)
+    one_by_one = np.array([kernels.fma32(x, y, z) for x, y, z in zip(a, b, c)])
+    assert np.array_equal(bits(one_by_one), bits(whole))
+
+
 def test_fma32_corrects_double_rounding_ties():
     # a·b = 2^-24·(1 + 2^-23)·(1 - 2^-23) = 2^-24 - 2^-70 (times 2^j): added to a float32 c
     # with an odd last bit, the float64 sum rounds onto the midpoint c + ulp/2, and rounding

@@ -8,6 +8,8 @@ values, with a nonzero remainder).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 F32, F64 = np.float32, np.float64
@@ -16,6 +18,8 @@ _INF32 = F32(np.inf)
 
 def fma32(a, b, c) -> np.ndarray:
     """``a·b + c`` rounded once to float32 (broadcasting float32 arrays or scalars)."""
+    if _ndim(a) == 0 and _ndim(b) == 0 and _ndim(c) == 0:
+        return _fma32_scalar(a, b, c)
     a64 = np.asarray(a, F32).astype(F64)
     b64 = np.asarray(b, F32).astype(F64)
     c64 = np.asarray(c, F32).astype(F64)
@@ -34,3 +38,25 @@ def fma32(a, b, c) -> np.ndarray:
             if fix.any():
                 r = np.where(fix, np.where(e > 0, np.maximum(r, other), np.minimum(r, other)), r)
     return r.astype(F32, copy=False)
+
+
+def _ndim(x) -> int:
+    return x.ndim if isinstance(x, (np.ndarray, np.generic)) else np.ndim(x)
+
+
+def _fma32_scalar(a, b, c) -> np.ndarray:
+    """:func:`fma32` of three single numbers, the same steps in Python floats (which are
+    float64): a 0-dim float32 array."""
+    a, b, c = float(F32(a)), float(F32(b)), float(F32(c))
+    p = a * b
+    s = p + c
+    r = F32(s)
+    r64 = float(r)
+    if s != r64 and math.isfinite(s):
+        bb = s - p
+        e = (p - (s - bb)) + (c - bb)
+        if e != 0:
+            other = np.nextafter(r, _INF32 if s > r64 else -_INF32)
+            if s == (r64 + float(other)) * 0.5:
+                r = max(r, other) if e > 0 else min(r, other)
+    return np.asarray(r, F32)

@@ -93,8 +93,16 @@ def vml(name: str, x: np.ndarray):
         return None
     a = np.ascontiguousarray(x)
     out = np.empty_like(a)
-    getattr(lib, kind[0] + _VML[name])(ctypes.c_int(a.size), a.ctypes.data_as(kind[2]), out.ctypes.data_as(kind[2]))
+    fn = _vml_fns.get((kind[0], name))
+    if fn is None:
+        fn = _vml_fns[(kind[0], name)] = getattr(lib, kind[0] + _VML[name])
+        fn.argtypes = (ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+        fn.restype = None
+    fn(a.size, a.ctypes.data, out.ctypes.data)
     return out.reshape(x.shape)
+
+
+_vml_fns: dict = {}   # (prefix, name) -> the MKL function, its argument types set once
 
 
 def _strides(x: np.ndarray) -> tuple:
