@@ -1,0 +1,216 @@
+"""Generator objects of script generator functions (``def`` bodies with ``yield``).
+
+Calling a generator function binds its arguments and returns a :class:`GeneratorObject`
+wrapping a Python generator that runs the compiled body lazily (see
+:mod:`.compile_gen`): the body runs only as far as the consumer asks, as in Python.
+
+Python's own generator machinery gives the semantics: ``ValueError: generator already
+executing`` when a generator is resumed from inside itself, ``TypeError: can't send
+non-None value to a just-started generator``, PEP 479 (a StopIteration raised in the
+body becomes ``RuntimeError: generator raised StopIteration``), ``return v`` ending the
+iteration with ``StopIteration(v)``.
+
+Each resumption counts as one nested script call (the recursion limit stops
+``def g(): yield from g()`` cleanly). ``finally`` blocks (and the ``__exit__`` of
+script context managers) run on :meth:`GeneratorObject.close`, when the object is
+collected during the run, and for generators left suspended when the script ends; a
+collected generator's errors are ignored, as Python ignores them (it prints them to
+stderr). No script code runs after the run ended or after a limit was reached.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from .limits import RT, limit_error
+from .values import DISPLAY_NAMES
+
+#: explicit closes in progress (a ``finally`` met by GeneratorExit runs only then: a
+#: Python generator finalised by the garbage collector outside a close runs no script code)
+_CLOSING = 0
+#: set while the generators left at the end of a run that hit a limit are closed
+_NO_SCRIPT = False
+#: generators started and not finished during the current run (closed at its end)
+_LIVE: "weakref.WeakValueDictionary[int, GeneratorObject]" = weakref.WeakValueDictionary()
+_counter = 0
+
+
+def finally_ok() -> bool:
+    """May a ``finally`` block run for a GeneratorExit now?"""
+    return _CLOSING > 0 and not _NO_SCRIPT and RT.active and RT.dead is None
+
+
+class GeneratorObject:
+    """What calling a script generator function returns: an iterator with ``send``,
+    ``throw`` and ``close``; ``repr`` is Python's ``<generator object NAME at 0x...>``
+    (NAME the function's qualified name) and ``type(g).__name__`` is ``'generator'``."""
+
+    __slots__ = ("_pg", "_qualname", "_state", "_key", "__weakref__")
+    _script_attrs = frozenset({"send", "throw", "close"})
+
+    def __init__(self, pg, qualname: str):
+        global _counter
+        self._pg = pg
+        self._qualname = qualname
+        self._state = 0          # 0 not started, 1 started, 2 finished
+        _counter += 1
+        self._key = _counter
+
+    def __repr__(self):
+        return f"<generator object {self._qualname} at 0x{id(self):x}>"
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self._resume(self._pg.send, None)
+
+    def send(self, value):
+        """``g.send(value)``: resume the generator, the paused ``yield`` evaluating to
+        ``value``; returns the next value yielded (StopIteration when it returns)."""
+        return self._resume(self._pg.send, value)
+
+    def throw(self, typ, val=None, tb=None):
+        """``g.throw(exc)``: raise ``exc`` (an exception or class) at the paused yield."""
+        from .compile_base import _make_exc
+        if val is not None:
+            if not isinstance(typ, type):
+                raise TypeError("instance exception may not have a separate value")
+            typ = typ(val) if not isinstance(val, BaseException) else val
+        if tb is not None:
+            raise TypeError("throw() third argument must be a traceback object")
+        return self._resume(self._pg.throw, _make_exc(typ))
+
+    def close(self):
+        """``g.close()``: raise GeneratorExit at the paused yield, running the body's
+        ``finally`` blocks; RuntimeError when the body yields again."""
+        global _CLOSING
+        if self._state != 1:
+            self._state = 2
+            self._pg.close()
+            return None
+        _CLOSING += 1
+        try:
+            self._resume(_close_pg, self._pg)
+        finally:
+            _CLOSING -= 1
+        return None
+
+    def _resume(self, how, arg):
+        st = RT
+        d = st.depth + 1
+        if d > st.max_depth:
+            raise limit_error("max_recursion")
+        if self._state == 0:
+            self._state = 1
+            _LIVE[self._key] = self
+        st.depth = d
+        try:
+            return how(arg)
+        except BaseException:
+            if self._pg.gi_frame is None:
+                self._finish()
+            raise
+        finally:
+            st.depth = d - 1
+
+    def _finish(self):
+        self._state = 2
+        _LIVE.pop(self._key, None)
+
+    def __del__(self):
+        if self._state == 1 and RT.active and not _NO_SCRIPT and self._pg.gi_frame is not None \
+                and not self._pg.gi_running:
+            try:
+                self.close()
+            except BaseException:   # Python ignores a finaliser's error too
+                pass
+
+
+DISPLAY_NAMES[GeneratorObject] = "generator"
+
+
+def _close_pg(pg):
+    return pg.close()
+
+
+def yield_from(it):
+    """``yield from it`` inside a compiled generator body (a Python generator returning
+    the delegate's return value). A script generator gets the values sent and the
+    exceptions thrown, and is closed when the outer one is; any other iterable is
+    iterated (at most the loop limit of items)."""
+    if type(it) is GeneratorObject:
+        try:
+            y = it.send(None)
+        except StopIteration as e:
+            return e.value
+        while True:
+            try:
+                s = yield y
+            except GeneratorExit:
+                it.close()
+                raise
+            except BaseException as e:
+                try:
+                    y = it.throw(e)
+                except StopIteration as e2:
+                    return e2.value
+            else:
+                try:
+                    y = it.send(s)
+                except StopIteration as e2:
+                    return e2.value
+    from .values import display_name
+    if not hasattr(type(it), "__iter__"):
+        raise TypeError(f"'{display_name(it)}' object is not iterable")
+    st = RT
+    ml = st.max_loop
+    n = 0
+    for x in it:
+        n += 1
+        if n > ml:
+            raise limit_error("max_loop_iterations")
+        st.steps += 1
+        if st.steps > st.check_at:
+            st.tick()
+        yield x
+    return None
+
+
+def start_run() -> None:
+    """Forget the generators of an earlier run."""
+    global _NO_SCRIPT, _CLOSING
+    _LIVE.clear()
+    _NO_SCRIPT = False
+    _CLOSING = 0
+
+
+def close_all(limit_reached: bool):
+    """Close the generators the run left suspended, newest first (their ``finally``
+    blocks run unless the run ended at a limit). Returns the first limit error met,
+    or None; the script's own errors in ``finally`` blocks are ignored as Python ignores
+    them at exit."""
+    global _NO_SCRIPT
+    from .limits import LimitExceeded
+    _NO_SCRIPT = limit_reached
+    first = None
+    try:
+        for key in sorted(_LIVE.keys(), reverse=True):
+            g = _LIVE.get(key)
+            if g is None or g._pg.gi_running:
+                continue
+            try:
+                g.close()
+            except LimitExceeded as e:
+                if first is None:
+                    first = e
+                _NO_SCRIPT = True
+            except (RecursionError, MemoryError) as e:
+                if first is None:
+                    first = e
+                _NO_SCRIPT = True
+            except BaseException:
+                pass
+    finally:
+        _LIVE.clear()
+    return first
