@@ -121,8 +121,13 @@ class GeneratorObject:
     def __del__(self):
         if self._state == 1 and RT.active and not _NO_SCRIPT and self._pg.gi_frame is not None \
                 and not self._pg.gi_running:
+            from .limits import LimitExceeded
             try:
                 self.close()
+            except LimitExceeded as e:
+                # a finaliser cannot raise: the run ends at its next step check
+                RT.dead = e
+                RT.check_at = -1
             except BaseException:   # Python ignores a finaliser's error too
                 pass
 

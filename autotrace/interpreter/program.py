@@ -260,7 +260,10 @@ def _finish_generators(limit_reached: bool):
     """Close the script generators left suspended (their ``finally`` blocks run as at
     Python's exit, unless a limit ended the run); a limit reached meanwhile is returned."""
     from .generators import close_all
-    return close_all(limit_reached)
+    exc = close_all(limit_reached)
+    if exc is None and not limit_reached:
+        exc = RT.dead       # a limit reached in a collected generator's finally block
+    return exc
 
 
 def run_program(program: Program, *, modules: dict[str, object],
