@@ -34,7 +34,7 @@ _YIELDS = (ast.Yield, ast.YieldFrom)
 def contains_yield(nodes) -> bool:
     """True when ``nodes`` (a node or a list) contain a yield outside nested functions,
     lambdas and classes."""
-    stack = list(nodes) if type(nodes) is list else [nodes]
+    stack = [n for n in (nodes if type(nodes) is list else [nodes]) if not isinstance(n, _NESTED)]
     while stack:
         n = stack.pop()
         if isinstance(n, _YIELDS):

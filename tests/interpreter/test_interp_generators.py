@@ -1,0 +1,565 @@
+"""Generator functions (``yield``, ``yield from``): each positive script runs under CPython
+too and must print the same; hostile ones (endless generators, recursive delegation,
+resuming a running generator, huge values, generators left suspended) end with a clean
+script error or a LimitError at the right line."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from autotrace.interpreter import Limits, ScriptRejected, parse_script, run_program
+from autotrace.torch_api import modules
+
+
+
+def run(src: str, limits: Limits = Limits()):
+    prog = parse_script(textwrap.dedent(src), "t.py")
+    return run_program(prog, modules=modules(), limits=limits)
+
+
+def out(src: str, limits: Limits = Limits()) -> str:
+    res = run(src, limits)
+    assert res.error is None, res.error
+    return res.stdout
+
+
+def err(src: str, limits: Limits = Limits()):
+    res = run(src, limits)
+    assert res.error is not None, res.stdout
+    return res.error
+
+
+def cpython(src: str) -> str:
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        exec(compile(textwrap.dedent(src), "t.py", "exec"), {"__name__": "__main__"})
+    return buf.getvalue()
+
+
+def same_as_cpython(src: str) -> str:
+    got = out(src)
+    assert got == cpython(src)
+    return got
+
+
+# -- agreement with CPython ----------------------------------------------------------
+
+def test_lazy_body_interleaves_with_the_consumer():
+    got = same_as_cpython("""
+        def count(n):
+            print("start")
+            i = 0
+            while i < n:
+                print("before", i)
+                yield i
+                print("after", i)
+                i += 1
+            print("end")
+        g = count(2)
+        print("created")
+        for v in g:
+            print("got", v)
+    """)
+    assert got.splitlines()[:3] == ["created", "start", "before 0"]
+
+
+def test_random_numbers_interleave_like_cpython():
+    same_as_cpython("""
+        import random
+        random.seed(3)
+        def noisy():
+            while True:
+                yield random.random()
+        g = noisy()
+        print(round(next(g), 6), round(random.random(), 6), round(next(g), 6))
+    """)
+
+
+def test_send_return_value_and_stop_iteration():
+    same_as_cpython("""
+        def acc():
+            total = 0
+            while True:
+                x = yield total
+                if x is None:
+                    return total
+                total += x
+        g = acc()
+        print(next(g), g.send(3), g.send(4))
+        try:
+            next(g)
+        except StopIteration as e:
+            print("stop", e.args, e.value if False else e.args[0])
+        print(next(g, "exhausted"), list(g))
+    """)
+
+
+def test_yield_from_delegates_send_and_return_value():
+    same_as_cpython("""
+        def inner():
+            got = yield "i1"
+            print("inner got", got)
+            got = yield "i2"
+            print("inner got", got)
+            return "inner-result"
+        def outer():
+            r = yield from inner()
+            print("outer got", r)
+            yield from [10, 20]
+            yield from (x * x for x in range(3))
+            yield from range(2)
+            return "outer-result"
+        g = outer()
+        print(next(g), g.send("a"), g.send("b"))
+        print(list(g))
+        def top():
+            r = yield from outer()
+            yield r
+        print(list(top()))
+    """)
+
+
+def test_builtins_consume_generators():
+    same_as_cpython("""
+        def fib():
+            a, b = 0, 1
+            while True:
+                yield a
+                a, b = b, a + b
+        def squares(n):
+            for i in range(n):
+                yield i * i
+        print(list(zip(range(8), fib())))
+        print(list(enumerate(squares(4))), sum(squares(5)), max(squares(5)), sorted(squares(3), reverse=True))
+        print([x + 1 for x in squares(4) if x % 2 == 0], {x: 1 for x in squares(3)}, set(squares(3)))
+        print(dict(zip("abc", squares(3))), tuple(squares(2)), any(x > 5 for x in squares(4)))
+        a, b, c = squares(3)
+        print(a, b, c, *squares(2))
+        g = squares(3)
+        print(type(g).__name__, iter(g) is g, next(g), next(g, "d"), next(g, "d"), next(g, "d"))
+        print(type(squares(1)) == type(x for x in []), callable(squares), 4 in squares(5))
+        import itertools
+        print(list(itertools.islice(fib(), 3, 8)), list(map(str, squares(3))))
+    """)
+
+
+def test_control_flow_inside_generators():
+    same_as_cpython("""
+        def walk(rows):
+            for row in rows:
+                if not row:
+                    continue
+                for x in row:
+                    if x < 0:
+                        break
+                    if x == 99:
+                        return
+                    yield x
+                else:
+                    yield "row done"
+            else:
+                yield "all done"
+        print(list(walk([[1, 2], [], [3, -1, 4], [5]])))
+        print(list(walk([[1, 99, 2], [3]])))
+        def w():
+            n = 0
+            while n < 5:
+                n += 1
+                if n == 2:
+                    continue
+                yield n
+            else:
+                yield "else"
+        print(list(w()))
+        def ann():
+            x: int = yield "first"
+            y = z = yield x
+            yield (y, z)
+        g = ann()
+        print(next(g), g.send(1), g.send(2))
+        def nested():
+            def helper(k):
+                return k * 2
+            sq = lambda k: k * k
+            class C:
+                def __init__(self, v):
+                    self.v = v
+            for i in range(3):
+                yield helper(i), sq(i), C(i).v
+        print(list(nested()))
+        class Box:
+            def __init__(self, items):
+                self.items = items
+            def __iter__(self):
+                for it in self.items:
+                    yield it
+            def pairs(self):
+                yield from zip(self.items, self.items[1:])
+        b = Box([1, 2, 3])
+        print(list(b), list(b.pairs()), [x for x in b])
+        def gen_with_args(a, *rest, scale=2, **kw):
+            yield a * scale
+            yield from rest
+            yield sorted(kw)
+        print(list(gen_with_args(1, 2, 3, scale=10, z=1, y=2)))
+        def empty():
+            return
+            yield
+        print(list(empty()), next(empty(), "nothing"))
+    """)
+
+
+def test_try_except_finally_and_close():
+    same_as_cpython("""
+        def g():
+            try:
+                yield 1
+                yield 2
+            except ValueError as e:
+                print("caught", e)
+                yield "recovered"
+            finally:
+                print("finally")
+        a = g()
+        print(next(a))
+        print(a.throw(ValueError("boom")))
+        print(next(a, "end"))
+        b = g()
+        print(next(b))
+        b.close()
+        print("closed", next(b, "after close"))
+        c = g()
+        c.close()
+        print("closed unstarted", list(c))
+        d = g()
+        next(d)
+        try:
+            d.throw(KeyError("k"))
+        except KeyError as e:
+            print("propagated", e)
+        def stop_on_break():
+            try:
+                for i in range(10):
+                    yield i
+            finally:
+                print("cleanup")
+        for x in stop_on_break():
+            if x == 2:
+                break
+        print("after break")
+    """)
+
+
+def test_with_blocks_inside_generators():
+    same_as_cpython("""
+        class CM:
+            def __init__(self, name):
+                self.name = name
+            def __enter__(self):
+                print("enter", self.name)
+                return self
+            def __exit__(self, t, v, tb):
+                print("exit", self.name, t is None)
+                return False
+        def g():
+            with CM("a") as cm:
+                yield cm.name
+                yield "inside"
+            yield "outside"
+        print(list(g()))
+        h = g()
+        print(next(h))
+        h.close()
+        print("closed")
+    """)
+
+
+def test_python_errors_of_misused_generators():
+    same_as_cpython("""
+        def g():
+            yield 1
+        try:
+            g().send(5)
+        except TypeError as e:
+            print("TypeError", e)
+        def runner():
+            next(me)
+            yield 1
+        me = runner()
+        try:
+            next(me)
+        except ValueError as e:
+            print("ValueError", e)
+        def stopper():
+            raise StopIteration("x")
+            yield 1
+        try:
+            list(stopper())
+        except RuntimeError as e:
+            print("RuntimeError", e)
+        def stubborn():
+            try:
+                yield 1
+            finally:
+                yield 2
+        s = stubborn()
+        next(s)
+        try:
+            s.close()
+        except RuntimeError as e:
+            print("RuntimeError", e)
+        try:
+            next(5)
+        except TypeError as e:
+            print("TypeError", e)
+        def from_int():
+            yield from 5
+        try:
+            next(from_int())
+        except TypeError as e:
+            print("TypeError", e)
+    """)
+
+
+def test_repr_names_the_function():
+    got = out("""
+        def data_iter():
+            yield 1
+        class K:
+            def items(self):
+                yield 1
+        def outer():
+            def inner():
+                yield 1
+            return inner()
+        print(repr(data_iter()), K().items(), outer())
+        print(isinstance(data_iter(), object), type(data_iter()))
+    """)
+    first, second = got.splitlines()
+    assert first.startswith("<generator object data_iter at 0x")
+    assert "<generator object K.items at 0x" in first
+    assert "<generator object outer.<locals>.inner at 0x" in first
+    assert second == "True <class 'generator'>"
+
+
+def test_d2l_data_iter_agrees_with_torch():
+    src = """
+        import random
+        import torch
+        random.seed(0)
+        torch.manual_seed(0)
+        def data_iter(batch_size, features, labels):
+            num_examples = len(features)
+            indices = list(range(num_examples))
+            random.shuffle(indices)
+            for i in range(0, num_examples, batch_size):
+                batch_indices = torch.tensor(indices[i: min(i + batch_size, num_examples)])
+                yield features[batch_indices], labels[batch_indices]
+        features = torch.arange(24.0).reshape(12, 2)
+        labels = features.sum(1, keepdim=True)
+        w = torch.zeros(2, 1, requires_grad=True)
+        for X, y in data_iter(5, features, labels):
+            loss = ((X @ w - y) ** 2).mean()
+            loss.backward()
+            print(X.shape, y.flatten().tolist(), round(loss.item(), 4))
+        print(w.grad.flatten().tolist())
+    """
+    assert out(src) == cpython(src)
+
+
+# -- refused forms -------------------------------------------------------------------
+
+@pytest.mark.parametrize("src, message", [
+    ("f = lambda: (yield 1)", "'yield' in a lambda is not supported"),
+    ("def g():\n    print((yield 1))", "'yield' inside an expression is not supported"),
+    ("def g():\n    x = 1 + (yield 1)", "'yield' inside an expression is not supported"),
+    ("def g():\n    x = 0\n    x += yield 1", "'yield' inside an expression is not supported"),
+    ("def g(it):\n    if (yield from it):\n        pass", "'yield from' inside an expression"),
+    ("yield 1", "'yield' outside function"),
+    ("class C:\n    yield 1", "'yield' outside function"),
+    ("def g():\n    return [(yield i) for i in range(3)]", "'yield' inside list comprehension"),
+])
+def test_refused_yields(src, message):
+    with pytest.raises(ScriptRejected) as e:
+        parse_script(src, "t.py")
+    assert e.value.error.type == "SyntaxError"
+    assert message in e.value.error.message
+
+
+# -- hostile scripts -----------------------------------------------------------------
+
+def test_endless_generator_consumed_forever_stops_at_the_loop_limit():
+    e = err("""
+        def forever():
+            while True:
+                yield 1
+        for x in forever():
+            pass
+    """, Limits(max_loop_iterations=5000))
+    assert (e.type, e.phase, e.line) == ("LimitError", "limit", 3)   # the generator's loop counts first
+    e = err("""
+        def forever():
+            while True:
+                yield 1
+        print(list(forever()))
+    """, Limits(max_sequence=5000))
+    assert e.type == "LimitError" and "size limit" in e.message
+    e = err("""
+        def forever():
+            while True:
+                yield 1
+        it = forever()
+        while True:
+            next(it)
+    """, Limits(max_steps=20_000))
+    assert e.type == "LimitError" and "step" in e.message
+    e = err("""
+        def forever():
+            while True:
+                yield 1
+        print(sum(forever()))
+    """, Limits(max_loop_iterations=5000))
+    assert (e.type, e.line) == ("LimitError", 3)
+
+
+@pytest.mark.parametrize("src, line", [
+    ("def g():\n    yield from g()\nfor x in g():\n    pass\n", 2),
+    ("def g(n):\n    yield n\n    yield from g(n + 1)\nfor x in g(0):\n    pass\n", 3),
+    ("def g():\n    for x in g():\n        yield x\nprint(list(g()))\n", 2),
+])
+def test_recursive_delegation_reaches_the_recursion_limit(src, line):
+    e = err(src)
+    assert (e.type, e.phase, e.line) == ("LimitError", "limit", line)
+    assert "recursion limit of 200" in e.message
+
+
+def test_deep_but_bounded_chain_runs():
+    assert out("""
+        def chain(n):
+            if n == 0:
+                yield "bottom"
+                return 0
+            r = yield from chain(n - 1)
+            return r + 1
+        def top():
+            r = yield from chain(150)
+            yield r
+        print(list(top()))
+    """) == "['bottom', 150]\n"
+
+
+def test_huge_values_are_refused_at_the_yield():
+    e = err("""
+        def g():
+            yield [0] * (10 ** 10)
+        next(g())
+    """)
+    assert (e.type, e.line) == ("LimitError", 3)
+
+
+def test_errors_inside_a_generator_body_report_its_line():
+    e = err("""
+        def g():
+            x = 1
+            yield x
+            y = x / 0
+            yield y
+        for v in g():
+            print(v)
+    """)
+    assert (e.type, e.line, e.column) == ("ZeroDivisionError", 5, 9)
+    e = err("""
+        def g():
+            yield 1
+        gen = g()
+        next(gen)
+        gen.throw(ValueError("thrown"))
+    """)
+    assert (e.type, e.message, e.line) == ("ValueError", "thrown", 3)
+
+
+def test_finally_blocks_end_cleanly():
+    # a finally that loops forever when the generator is collected, at a close and at the end
+    for tail in ("for x in k():\n    break\n", "x = k()\nnext(x)\nx.close()\n", "x = k()\nnext(x)\n"):
+        src = "def k():\n    try:\n        yield 1\n    finally:\n        while True:\n            pass\n" + tail
+        e = err(src, Limits(max_loop_iterations=1000))
+        assert (e.type, e.line) == ("LimitError", 5), tail
+    # a run ended by a limit runs no finally block of a suspended generator
+    res = run("""
+        def k():
+            try:
+                yield 1
+            finally:
+                print("finally")
+        x = k()
+        next(x)
+        while True:
+            pass
+    """, Limits(max_loop_iterations=1000))
+    assert res.error.type == "LimitError" and res.stdout == ""
+    # an error in a finally block at the end of the run is ignored, as CPython ignores it
+    src = """
+        def k():
+            try:
+                yield 1
+            finally:
+                print("cleanup")
+                raise ValueError("ignored")
+        x = k()
+        next(x)
+        print("end")
+    """
+    assert out(src) == "end\ncleanup\n"
+
+
+def test_generators_survive_runs_without_running_script_code():
+    src = """
+        def k():
+            try:
+                yield 1
+            finally:
+                print("finally")
+        x = k()
+        next(x)
+    """
+    res = run(src)
+    assert res.error is None and res.stdout == "finally\n"
+    g = res.globals["x"]
+    with pytest.raises(StopIteration):
+        next(g)
+
+
+def test_cli_exits_cleanly(tmp_path):
+    script = tmp_path / "g.py"
+    script.write_text("def g():\n    yield from g()\nprint(list(g()))\n")
+    proc = subprocess.run([sys.executable, "-m", "autotrace.cli.main", "run", str(script)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr + proc.stdout
+    assert "g.py:2:" in proc.stderr and "LimitError: recursion limit" in proc.stderr
+
+
+def test_suspended_generators_finish_at_the_end_like_cpython(tmp_path):
+    src = textwrap.dedent("""
+        def g(name):
+            try:
+                yield name
+            finally:
+                print("finally", name)
+        a = g("a")
+        next(a)
+        for x in g("b"):
+            print("got", x)
+        print("end of script")
+    """)
+    script = tmp_path / "t.py"
+    script.write_text(src)
+    py = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert py.returncode == 0
+    assert out(src) == py.stdout == "got b\nfinally b\nend of script\nfinally a\n"
