@@ -213,12 +213,11 @@ def yield_refusal(tree) -> Refusal | None:
         if t is ast.Yield or t is ast.YieldFrom:
             word = "yield" if t is ast.Yield else "yield from"
             if ctx == "lambda":
-                found.append(Refusal("SyntaxError", f"'{word}' in a lambda is not supported in autotrace "
-                                     "scripts (use a def)", node))
+                found.append(Refusal("SyntaxError", f"'{word}' in a lambda is not supported in autotrace scripts",
+                                     node))
             elif ctx == "function" and not ok:
                 found.append(Refusal("SyntaxError", f"'{word}' inside an expression is not supported in "
-                                     f"autotrace scripts (write it as a statement, 'x = {word} ...' or "
-                                     f"'return ({word} ...)')", node))
+                                     "autotrace scripts", node))
         for f in child_fields(t):
             v = getattr(node, f, None)
             if v is None:
