@@ -23,7 +23,7 @@ from __future__ import annotations
 import weakref
 
 from .limits import RT, limit_error
-from .values import DISPLAY_NAMES
+from .values import DISPLAY_NAMES, display_name
 
 #: explicit closes in progress (a ``finally`` met by GeneratorExit runs only then: a
 #: Python generator finalised by the garbage collector outside a close runs no script code)
@@ -72,7 +72,11 @@ class GeneratorObject:
 
     def throw(self, typ, val=None, tb=None):
         """``g.throw(exc)``: raise ``exc`` (an exception or class) at the paused yield."""
-        from .compile_base import _make_exc
+        from .compile_base import _is_exc_class, _make_exc
+        from .values import CaughtException
+        if not (_is_exc_class(typ) or isinstance(typ, BaseException) or type(typ) is CaughtException):
+            raise TypeError("exceptions must be classes or instances deriving from BaseException, "
+                            f"not {display_name(typ)}")
         if val is not None:
             if not isinstance(typ, type):
                 raise TypeError("instance exception may not have a separate value")
@@ -133,6 +137,8 @@ class GeneratorObject:
 
 
 DISPLAY_NAMES[GeneratorObject] = "generator"
+# Python's own messages name the type ("object of type 'generator' has no len()")
+GeneratorObject.__name__ = GeneratorObject.__qualname__ = "generator"
 
 
 def _close_pg(pg):

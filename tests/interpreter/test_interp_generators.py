@@ -563,3 +563,40 @@ def test_suspended_generators_finish_at_the_end_like_cpython(tmp_path):
     py = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
     assert py.returncode == 0
     assert out(src) == py.stdout == "got b\nfinally b\nend of script\nfinally a\n"
+
+
+def test_throw_copy_and_type_errors_like_cpython():
+    same_as_cpython("""
+        import copy
+        class MyErr(Exception):
+            pass
+        def g():
+            try:
+                yield 1
+            except MyErr as e:
+                print("caught", type(e).__name__, e)
+                yield 2
+            except ValueError as e:
+                print("ValueError", e)
+                yield 3
+        x = g(); next(x); print(x.throw(MyErr("m")))
+        x = g(); next(x); print(x.throw(MyErr))
+        try:
+            raise ValueError("caught one")
+        except ValueError as err:
+            x = g(); next(x); print(x.throw(err))
+        for bad in (lambda: len(g()), lambda: g().throw(5), lambda: copy.deepcopy(g()),
+                    lambda: copy.copy(g()), lambda: type(g())(), lambda: g()[0]):
+            try:
+                bad()
+            except TypeError as e:
+                print("TypeError", e)
+        x = g()
+        print(x == x, x != g(), bool(x), str(x)[:19], x.close(), x.close())
+    """)
+
+
+@pytest.mark.parametrize("attr", ["gi_frame", "gi_code", "gi_running", "_pg", "_state", "__next__"])
+def test_generator_internals_are_not_reachable(attr):
+    e = err(f"def g():\n    yield 1\nx = g()\nprint(x.{attr})\n")
+    assert e.type == "AttributeError" and e.line == 4
