@@ -19,7 +19,7 @@ import ast
 
 from .. import site as _S
 from .errors import is_visible
-from .generators import GeneratorObject, finally_ok, yield_from
+from .generators import CloseSignal, GeneratorObject, finally_ok, yield_from
 from .guard import context_manager_allowed
 from .limits import RT, limit_error
 from .values import CaughtException
@@ -52,8 +52,8 @@ def _tick(st):
 
 def _exits_quietly(exc) -> bool:
     """Does ``exc`` pass a ``finally`` block without running it? (limits, engine errors,
-    and GeneratorExit outside an explicit close)"""
-    if type(exc) is GeneratorExit:
+    Python's GeneratorExit, and a close when no script code may run)"""
+    if type(exc) is CloseSignal:
         return not finally_ok()
     return not is_visible(exc)
 
@@ -386,8 +386,9 @@ def _gen_script_with(cm, fr, store, inner, _site):
             raise
         _S.current = _site
         from .typeobj import type_of
-        t = GeneratorExit if type(exc) is GeneratorExit else type_of(exc)
-        if cm.__exit__(t, exc if type(exc) is not GeneratorExit else None, None) and is_visible(exc):
+        closing = type(exc) is CloseSignal
+        if cm.__exit__(GeneratorExit if closing else type_of(exc), None if closing else exc, None) \
+                and is_visible(exc):
             return None
         raise
     _S.current = _site

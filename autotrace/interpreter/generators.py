@@ -25,9 +25,6 @@ import weakref
 from .limits import RT, limit_error
 from .values import DISPLAY_NAMES, display_name
 
-#: explicit closes in progress (a ``finally`` met by GeneratorExit runs only then: a
-#: Python generator finalised by the garbage collector outside a close runs no script code)
-_CLOSING = 0
 #: set while the generators left at the end of a run that hit a limit are closed
 _NO_SCRIPT = False
 #: generators started and not finished during the current run (closed at its end)
@@ -35,9 +32,17 @@ _LIVE: "weakref.WeakValueDictionary[int, GeneratorObject]" = weakref.WeakValueDi
 _counter = 0
 
 
+class CloseSignal(BaseException):
+    """What :meth:`GeneratorObject.close` throws into the paused body (the script's
+    GeneratorExit). Python's own GeneratorExit would make each ``yield from`` of the
+    compiled statements close its delegate separately, breaking the chain when a
+    ``finally`` block yields again; a thrown exception travels down the chain as one."""
+
+
 def finally_ok() -> bool:
-    """May a ``finally`` block run for a GeneratorExit now?"""
-    return _CLOSING > 0 and not _NO_SCRIPT and RT.active and RT.dead is None
+    """May a ``finally`` block run for a close now? (Python's GeneratorExit, from the
+    garbage collector finalising what is left of a generator, never runs script code.)"""
+    return not _NO_SCRIPT and RT.active and RT.dead is None
 
 
 class GeneratorObject:
@@ -88,17 +93,15 @@ class GeneratorObject:
     def close(self):
         """``g.close()``: raise GeneratorExit at the paused yield, running the body's
         ``finally`` blocks; RuntimeError when the body yields again."""
-        global _CLOSING
         if self._state != 1:
             self._state = 2
             self._pg.close()
             return None
-        _CLOSING += 1
         try:
-            self._resume(_close_pg, self._pg)
-        finally:
-            _CLOSING -= 1
-        return None
+            self._resume(self._pg.throw, CloseSignal())
+        except (CloseSignal, StopIteration):
+            return None
+        raise RuntimeError("generator ignored GeneratorExit")
 
     def _resume(self, how, arg):
         st = RT
@@ -112,6 +115,9 @@ class GeneratorObject:
         try:
             return how(arg)
         except BaseException:
+            # a thrown exception held here would form a cycle with its traceback, which
+            # keeps the caller's frames (and the values in them) alive until a collection
+            arg = None
             if self._pg.gi_frame is None:
                 self._finish()
             raise
@@ -141,10 +147,6 @@ DISPLAY_NAMES[GeneratorObject] = "generator"
 GeneratorObject.__name__ = GeneratorObject.__qualname__ = "generator"
 
 
-def _close_pg(pg):
-    return pg.close()
-
-
 def yield_from(it):
     """``yield from it`` inside a compiled generator body (a Python generator returning
     the delegate's return value). A script generator gets the values sent and the
@@ -158,8 +160,10 @@ def yield_from(it):
         while True:
             try:
                 s = yield y
-            except GeneratorExit:
+            except CloseSignal:
                 it.close()
+                raise
+            except GeneratorExit:
                 raise
             except BaseException as e:
                 try:
@@ -190,10 +194,9 @@ def yield_from(it):
 
 def start_run() -> None:
     """Forget the generators of an earlier run."""
-    global _NO_SCRIPT, _CLOSING
+    global _NO_SCRIPT
     _LIVE.clear()
     _NO_SCRIPT = False
-    _CLOSING = 0
 
 
 def close_all(limit_reached: bool):

@@ -6,12 +6,16 @@ script error or a LimitError at the right line."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
+import os
 import subprocess
 import sys
 import textwrap
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from autotrace.interpreter import Limits, ScriptRejected, parse_script, run_program
 from autotrace.torch_api import modules
@@ -600,3 +604,83 @@ def test_throw_copy_and_type_errors_like_cpython():
 def test_generator_internals_are_not_reachable(attr):
     e = err(f"def g():\n    yield 1\nx = g()\nprint(x.{attr})\n")
     assert e.type == "AttributeError" and e.line == 4
+
+
+# -- generated generators against CPython ----------------------------------------------
+
+GENERATED = int(os.environ.get("AUTOTRACE_FUZZ_EXAMPLES", "150"))
+
+def _indent(block: str) -> str:
+    return "\n".join("    " + line for line in block.split("\n"))
+
+
+_VALUES = st.sampled_from(["i", "n", "i * 2", "'s'", "None", "[i, n]", "got", "(i, got)"])
+_SIMPLE = st.one_of(
+    _VALUES.map(lambda v: f"yield {v}"),
+    _VALUES.map(lambda v: f"got = yield {v}"),
+    _VALUES.map(lambda v: f"print('body', {v})"),
+    st.sampled_from(["yield from inner(n)", "got = yield from inner(i)", "n += 1", "i = n % 3",
+                     "print('rand', random.randint(0, 9))", "return n", "return", "raise ValueError(n)"]),
+)
+
+
+def _gen_statements(depth):
+    if depth == 0:
+        return _SIMPLE
+    block = st.lists(_gen_statements(depth - 1), min_size=1, max_size=3).map("\n".join)
+    return st.one_of(
+        _SIMPLE,
+        st.tuples(st.sampled_from(["i % 2", "n > 2", "got"]), block, block).map(
+            lambda x: f"if {x[0]}:\n{_indent(x[1])}\nelse:\n{_indent(x[2])}"),
+        st.tuples(st.sampled_from(["range(3)", "[4, 5]", "inner(2)"]), block).map(
+            lambda x: f"for i in {x[0]}:\n{_indent(x[1])}"),
+        block.map(lambda b: f"while n < 6:\n    n += 1\n{_indent(b)}"),
+        st.tuples(block, block).map(lambda x: f"try:\n{_indent(x[0])}\nexcept ValueError as e:\n"
+                                              f"    print('caught', e)\n{_indent(x[1])}"),
+        st.tuples(block, block).map(lambda x: f"try:\n{_indent(x[0])}\nfinally:\n{_indent(x[1])}"),
+    )
+
+
+_DRIVERS = st.sampled_from([
+    "print(list(g))",
+    "for x in g:\n    print('got', x)",
+    "print(next(g, 'd'), g.send(7) if False else next(g, 'd'), list(g))",
+    "print(next(g))\nprint(g.send('sent'))\nprint(g.send(3))",
+    "print(next(g))\nprint(g.throw(ValueError('thrown')))",
+    "print(next(g))\ng.close()\nprint(list(g))",
+    "print([x for x, _ in zip(g, range(4))])",
+    "print(next(g))",
+])
+
+
+def _program(x):
+    body, drivers = x
+    lines = ["import random", "random.seed(5)",
+             "def inner(k):\n    for j in range(k):\n        r = yield ('inner', j)\n        print('inner got', r)\n"
+             "    return k * 10",
+             f"def gen(n):\n    i = 0\n    got = None\n{_indent(body)}\n    yield 'last'",
+             "print(type(gen(1)).__name__)"]
+    for d in drivers:
+        lines.append(f"g = gen(1)\ntry:\n{_indent(d)}\nexcept Exception as e:\n"
+                     f"    print('error', type(e).__name__, e)")
+    lines.append("g = None")      # the last generator is finished here in both (not at exit)
+    lines.append("print('end', random.random())")
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=GENERATED, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(st.tuples(st.lists(_gen_statements(2), min_size=1, max_size=4).map("\n".join),
+                 st.lists(_DRIVERS, min_size=1, max_size=3)).map(_program))
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")   # CPython's own, in cpython()
+def test_generated_generators_agree_with_cpython(src):
+    ignored = []
+    saved = sys.unraisablehook
+    sys.unraisablehook = ignored.append
+    try:
+        got = out(src)
+        gc.collect()
+    finally:
+        sys.unraisablehook = saved
+    # no Python generator of the interpreter is finalised with an error ("Exception ignored in")
+    assert ignored == [], [(u.exc_value, u.object) for u in ignored]
+    assert got == cpython(src), src
