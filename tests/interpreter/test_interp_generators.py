@@ -684,3 +684,25 @@ def test_generated_generators_agree_with_cpython(src):
     # no Python generator of the interpreter is finalised with an error ("Exception ignored in")
     assert ignored == [], [(u.exc_value, u.object) for u in ignored]
     assert got == cpython(src), src
+
+
+def test_trace_records_ops_inside_generators_at_their_lines():
+    from autotrace.runner import run as trace_run
+    src = textwrap.dedent("""
+        import torch
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        def scaled(t):
+            for k in range(1, 3):
+                y = t * k
+                yield y.sum()
+        total = 0
+        for s in scaled(x):
+            total = total + s
+        total.backward()
+        print(x.grad)
+    """)
+    trace = trace_run(src, "t.py")
+    assert trace.error is None and trace.stdout == "tensor([3., 3.])\n"
+    assert [(n.name, n.line) for n in trace.nodes if n.name != "AccumulateGrad"] == [
+        ("MulBackward0", 6), ("SumBackward0", 7), ("AddBackward0", 10),
+        ("MulBackward0", 6), ("SumBackward0", 7), ("AddBackward0", 10)]
