@@ -45,6 +45,23 @@ def contains_yield(nodes) -> bool:
     return False
 
 
+def yield_nesting(stmts) -> int:
+    """How many compound statements enclose the most deeply nested yield of ``stmts``
+    (each is one more Python generator resumed in C when the body resumes there)."""
+    best = 0
+    stack = [(s, 0) for s in stmts]
+    while stack:
+        s, d = stack.pop()
+        if not contains_yield(s):
+            continue
+        best = max(best, d)
+        for field in ("body", "orelse", "finalbody"):
+            stack.extend((c, d + 1) for c in getattr(s, field, ()) or ())
+        for h in getattr(s, "handlers", ()) or ():
+            stack.extend((c, d + 1) for c in h.body)
+    return best
+
+
 def _tick(st):
     if st.steps > st.check_at:
         st.tick()
@@ -65,6 +82,9 @@ class GeneratorsMixin:
         """The body closure of a generator function: ``ex(fr)`` leaving a new
         GeneratorObject in ``fr[1]``; and the steps counted per call (1)."""
         run, n = self.gen_block(body)
+        # C stack frames a resumption takes, at most: the body's generator, one or two
+        # per enclosing compound statement, the yield's own and a delegation's
+        weight = 4 + 3 * yield_nesting(body)
 
         def pg(fr):
             fr[1] = None
@@ -75,7 +95,7 @@ class GeneratorsMixin:
             return fr[1]
 
         def ex(fr):
-            fr[1] = GeneratorObject(pg(fr), qualname)
+            fr[1] = GeneratorObject(pg(fr), qualname, weight)
         return ex
 
     def gen_block(self, stmts: list):

@@ -30,6 +30,13 @@ _NO_SCRIPT = False
 #: generators started and not finished during the current run (closed at its end)
 _LIVE: "weakref.WeakValueDictionary[int, GeneratorObject]" = weakref.WeakValueDictionary()
 _counter = 0
+#: C stack frames the generators resumed now take (estimated, see compile_gen): each
+#: resumption of a Python generator re-enters the C evaluator, unlike an ordinary call,
+#: so a deep ``yield from`` chain (``--limit recursion`` raised) would overflow the C
+#: stack long before Python's recursion limit; past this budget the run ends as at
+#: Python's recursion limit instead
+_C_FRAMES = 0
+MAX_C_FRAMES = 12_000
 
 
 class CloseSignal(BaseException):
@@ -50,12 +57,13 @@ class GeneratorObject:
     ``throw`` and ``close``; ``repr`` is Python's ``<generator object NAME at 0x...>``
     (NAME the function's qualified name) and ``type(g).__name__`` is ``'generator'``."""
 
-    __slots__ = ("_pg", "_qualname", "_state", "_key", "__weakref__")
+    __slots__ = ("_pg", "_qualname", "_state", "_key", "_weight", "__weakref__")
     _script_attrs = frozenset({"send", "throw", "close"})
 
-    def __init__(self, pg, qualname: str):
+    def __init__(self, pg, qualname: str, weight: int = 4):
         global _counter
         self._pg = pg
+        self._weight = weight
         self._qualname = qualname
         self._state = 0          # 0 not started, 1 started, 2 finished
         _counter += 1
@@ -104,14 +112,19 @@ class GeneratorObject:
         raise RuntimeError("generator ignored GeneratorExit")
 
     def _resume(self, how, arg):
+        global _C_FRAMES
         st = RT
         d = st.depth + 1
         if d > st.max_depth:
             raise limit_error("max_recursion")
+        w = self._weight
+        if _C_FRAMES + w > MAX_C_FRAMES:
+            raise RecursionError("maximum recursion depth exceeded while resuming a generator")
         if self._state == 0:
             self._state = 1
             _LIVE[self._key] = self
         st.depth = d
+        _C_FRAMES += w
         try:
             return how(arg)
         except BaseException:
@@ -123,6 +136,7 @@ class GeneratorObject:
             raise
         finally:
             st.depth = d - 1
+            _C_FRAMES -= w
 
     def _finish(self):
         self._state = 2
@@ -194,9 +208,10 @@ def yield_from(it):
 
 def start_run() -> None:
     """Forget the generators of an earlier run."""
-    global _NO_SCRIPT
+    global _NO_SCRIPT, _C_FRAMES
     _LIVE.clear()
     _NO_SCRIPT = False
+    _C_FRAMES = 0
 
 
 def close_all(limit_reached: bool):

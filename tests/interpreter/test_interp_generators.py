@@ -706,3 +706,71 @@ def test_trace_records_ops_inside_generators_at_their_lines():
     assert [(n.name, n.line) for n in trace.nodes if n.name != "AccumulateGrad"] == [
         ("MulBackward0", 6), ("SumBackward0", 7), ("AddBackward0", 10),
         ("MulBackward0", 6), ("SumBackward0", 7), ("AddBackward0", 10)]
+
+
+def test_module_generator_methods_and_grad_mode_agree_with_torch():
+    src = """
+        import torch
+        import torch.nn as nn
+        torch.manual_seed(0)
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Linear(3, 4)
+                self.fc2 = nn.Linear(4, 1)
+            def forward(self, x):
+                return self.fc2(torch.relu(self.fc1(x)))
+            def head_params(self):
+                yield from self.fc2.parameters()
+            def named_weights(self):
+                for name, p in self.named_parameters():
+                    if name.endswith("weight"):
+                        yield name, p
+        net = Net()
+        opt = torch.optim.SGD(net.head_params(), lr=0.1)
+        print([n for n, _ in net.named_weights()])
+        def batches(n, leak):
+            g = torch.Generator().manual_seed(1)
+            for _ in range(n):
+                x = torch.randn(5, 3, generator=g)
+                with torch.no_grad():
+                    y = x.sum(1, keepdim=True)
+                    if leak:
+                        yield x, y      # the consumer runs with grad mode off, as under torch
+                if not leak:
+                    yield x, y
+        for x, y in batches(1, True):
+            print("grad enabled while paused in no_grad:", torch.is_grad_enabled(), net(x).requires_grad)
+        print(torch.is_grad_enabled())
+        for x, y in batches(3, False):
+            loss = ((net(x) - y) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            print(round(loss.item(), 4), net.fc1.weight.grad is None, net.fc2.bias.tolist())
+    """
+    assert out(src) == cpython(src)
+
+
+def _deeply_nested_delegation() -> str:
+    body = "for x in g(n + 1):\n    yield x"
+    for _ in range(9):
+        body = f"try:\n{_indent(body)}\nexcept ValueError:\n    pass"
+        body = f"with K():\n{_indent(body)}"
+    return ("class K:\n    def __enter__(self):\n        return self\n    def __exit__(self, *a):\n"
+            "        return False\ndef g(n):\n    yield n\n" + _indent(body) + "\nprint(sum(g(0)))\n")
+
+
+@pytest.mark.parametrize("src", [
+    "def g(n):\n    if n >= 0:\n        yield from g(n + 1)\nprint(list(g(0)))\n",
+    "def f(n):\n    return next(g(n))\ndef g(n):\n    yield f(n + 1)\nprint(f(0))\n",
+    "def g(n):\n    yield list(g(n + 1))\nprint(list(g(0)))\n",
+    _deeply_nested_delegation(),
+], ids=["yield-from", "through-next", "through-list", "nested-blocks"])
+def test_unbounded_generator_recursion_ends_cleanly_whatever_the_recursion_limit(src):
+    # each resumption re-enters Python's C evaluator: with the script recursion limit
+    # raised, the run must end at Python's recursion limit, not overflow the C stack
+    e = err(src, Limits(max_recursion=100_000))
+    assert e.type == "LimitError" and "recursion limit" in e.message
+    e = err(src)
+    assert e.type == "LimitError" and "recursion limit" in e.message
