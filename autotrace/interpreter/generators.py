@@ -114,6 +114,8 @@ class GeneratorObject:
     def _resume(self, how, arg):
         global _C_FRAMES
         st = RT
+        if not st.active:
+            raise RuntimeError(f"script generator {self._qualname}() resumed outside of a script run")
         d = st.depth + 1
         if d > st.max_depth:
             raise limit_error("max_recursion")

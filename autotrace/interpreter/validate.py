@@ -186,7 +186,7 @@ def validate(tree: ast.AST) -> None:
                         push((c, d))
             else:
                 push((v, d))
-    if yields and (first is None or first.type == "SyntaxError"):
+    if yields:
         problem = yield_refusal(tree)
         if problem is not None and (first is None or _position(problem.node) < _position(first.node)):
             first = problem

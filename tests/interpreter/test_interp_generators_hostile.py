@@ -183,9 +183,12 @@ def test_generators_survive_runs_without_running_script_code():
     """
     res = run(src)
     assert res.error is None and res.stdout == "finally\n"
-    g = res.globals["x"]
-    with pytest.raises(StopIteration):
-        next(g)
+    with pytest.raises(RuntimeError, match="resumed outside of a script run"):
+        next(res.globals["x"])
+    res = run("def k():\n    print('body')\n    yield 1\nx = k()\n")
+    assert res.error is None and res.stdout == ""
+    with pytest.raises(RuntimeError, match="resumed outside of a script run"):
+        next(res.globals["x"])
 
 
 def test_cli_exits_cleanly(tmp_path):
