@@ -145,8 +145,10 @@ class GeneratorObject:
         _LIVE.pop(self._key, None)
 
     def __del__(self):
+        # (not at the recursion limit: there, as in CPython, whose finaliser would meet a
+        # RecursionError, the body's finally blocks do not run)
         if self._state == 1 and RT.active and not _NO_SCRIPT and self._pg.gi_frame is not None \
-                and not self._pg.gi_running:
+                and not self._pg.gi_running and RT.depth < RT.max_depth:
             from .limits import LimitExceeded
             try:
                 self.close()
