@@ -80,7 +80,8 @@ class GeneratorsMixin:
 
     def generator_body(self, body: list, qualname: str):
         """The body closure of a generator function: ``ex(fr)`` leaving a new
-        GeneratorObject in ``fr[1]``; and the steps counted per call (1)."""
+        GeneratorObject in ``fr[1]`` (the call counts one step; the body's statements
+        are counted when the first value is asked for, as a call's would be)."""
         run, n = self.gen_block(body)
         # C stack frames a resumption takes, at most: the body's generator, one or two
         # per enclosing compound statement, the yield's own and a delegation's
