@@ -85,7 +85,7 @@ class GeneratorsMixin:
         run, n = self.gen_block(body)
         # C stack frames a resumption takes, at most: the body's generator, one or two
         # per enclosing compound statement, the yield's own and a delegation's
-        weight = 4 + 3 * yield_nesting(body)
+        weight = 6 + 3 * yield_nesting(body)
 
         def pg(fr):
             fr[1] = None

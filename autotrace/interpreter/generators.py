@@ -36,7 +36,7 @@ _counter = 0
 #: stack long before Python's recursion limit; past this budget the run ends as at
 #: Python's recursion limit instead
 _C_FRAMES = 0
-MAX_C_FRAMES = 12_000
+MAX_C_FRAMES = 14_000
 
 
 class CloseSignal(BaseException):
