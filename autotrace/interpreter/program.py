@@ -247,7 +247,7 @@ def _execute(program: Program) -> ScriptError | None:
         err = _to_script_error(exc)
         if err is None:
             raise
-        _finish_generators(True if err.phase == "limit" else False)
+        _finish_generators(err.phase == "limit")
         return err
     exc = _finish_generators(False)
     if exc is not None:
