@@ -313,7 +313,7 @@ REFUSED = [
     "from . import x",
     "from torch import *",
     "match 1:\n    case 1:\n        pass",
-    "def f():\n    yield 1",
+    "def f():\n    print((yield 1))",
     "async def f():\n    pass",
     "x = b'1'",
     "x = [1].__dict__",

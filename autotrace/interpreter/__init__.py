@@ -38,6 +38,11 @@ Contract with the engine and the torch namespace
 * Script functions (:class:`ScriptFunction`) are plain callables: calling one from
   engine code runs it under the active run's limits; their exceptions propagate with
   their original class. Calling one when no run is active raises RuntimeError.
+* Calling a script generator function returns a
+  :class:`~.generators.GeneratorObject`, a Python iterator (``send``/``throw``/``close``
+  too): engine code may iterate it during the run (the body runs then, lazily);
+  generators left suspended are closed at the end of the run, and resuming one when no
+  run is active raises RuntimeError.
 * Errors: RuntimeError, ValueError, TypeError, LookupError, ArithmeticError,
   AssertionError, StopIteration and warnings are the script's (catchable, reported with
   phase "run"). A KeyError/AttributeError/NameError coming *out of engine code* counts as

@@ -34,6 +34,7 @@ from .compile_calls import CallsMixin
 from .compile_comp import ComprehensionsMixin
 from .compile_expr import ExpressionsMixin
 from .compile_flow import FlowMixin
+from .compile_gen import GeneratorsMixin
 from .compile_names import NamesMixin
 from .compile_stmts import StatementsMixin
 
@@ -42,7 +43,7 @@ from .compile_stmts import StatementsMixin
 # the compiler
 
 class Compiler(StatementsMixin, FlowMixin, NamesMixin, ExpressionsMixin, CallsMixin,
-               ComprehensionsMixin):
+               ComprehensionsMixin, GeneratorsMixin):
     """Compiles one module. ``G`` is the globals dict the program's closures use."""
 
     def __init__(self, smap: SourceMap, info: ScopeInfo, G: dict):

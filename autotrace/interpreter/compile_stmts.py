@@ -16,6 +16,7 @@ from .ops import INPLACE, deep_check
 from .values import FuncCode, ScriptFunction, UNBOUND
 from .classes import ScriptClass
 
+from .compile_gen import contains_yield
 from .compile_base import (BREAK, CONTINUE, RETURN, _RAW_INPLACE, _bget, _bind_slow, _class_base,
                            _decorate, _frame_at, _num_const, _store_item, _unbound_free,
                            _unbound_local)
@@ -327,11 +328,15 @@ class StatementsMixin:
 
     def function_code(self, node, name: str, is_lambda: bool) -> FuncCode:
         scope = self.info.scope_of(node)
+        qualname = self.qualname(name)
         saved_scope, saved_text = self.scope, self.stmt_text
         self.scope = scope
         try:
             if is_lambda:
                 body = self.expr(node.body)
+                nsteps = 1
+            elif contains_yield(node.body):
+                body = self.generator_body(node.body, qualname)
                 nsteps = 1
             else:
                 body, n = self.block(node.body, False)
@@ -344,7 +349,7 @@ class StatementsMixin:
         vararg = scope.slots[a.vararg.arg] if a.vararg else None
         kwarg = scope.slots[a.kwarg.arg] if a.kwarg else None
         return FuncCode(name, scope.nslots, body, is_lambda, nsteps, posnames,
-                        len(a.posonlyargs), kwonly, vararg, kwarg, self.qualname(name))
+                        len(a.posonlyargs), kwonly, vararg, kwarg, qualname)
 
     def qualname(self, name: str) -> str:
         """Python's ``__qualname__`` of a function defined in the current scope."""

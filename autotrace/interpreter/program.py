@@ -247,8 +247,23 @@ def _execute(program: Program) -> ScriptError | None:
         err = _to_script_error(exc)
         if err is None:
             raise
+        _finish_generators(err.phase == "limit")
         return err
+    exc = _finish_generators(False)
+    if exc is not None:
+        ALARM.armed = False
+        return _to_script_error(exc)
     return None
+
+
+def _finish_generators(limit_reached: bool):
+    """Close the script generators left suspended (their ``finally`` blocks run as at
+    Python's exit, unless a limit ended the run); a limit reached meanwhile is returned."""
+    from .generators import close_all
+    exc = close_all(limit_reached)
+    if exc is None and not limit_reached:
+        exc = RT.dead       # a limit reached in a collected generator's finally block
+    return exc
 
 
 def run_program(program: Program, *, modules: dict[str, object],
@@ -268,7 +283,9 @@ def run_program(program: Program, *, modules: dict[str, object],
     if st.active:
         raise RuntimeError("run_program() is already running a script (it is not reentrant)")
     from .compile import reset_caches
+    from .generators import start_run
     reset_caches()
+    start_run()
     st.reset(limits)
     for hook in RUN_HOOKS:
         hook()

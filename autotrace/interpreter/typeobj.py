@@ -19,6 +19,7 @@ import builtins as _py
 
 from .classes import BoundMethod, ScriptClass, ScriptObject, StaticMethod, ClassMethod, Property, Super
 from .values import BoundBuiltin, CaughtException, ScriptFunction, ScriptGenerator
+from .generators import GeneratorObject
 
 _BUILTIN_TYPES = frozenset({int, float, bool, str, list, tuple, dict, set, frozenset, complex,
                             range, type(None), slice, object, type})
@@ -29,7 +30,8 @@ EXPOSED: set = set()
 #: torch's module path of the classes autotrace exposes, for ``<class '...'>``
 QUALIFIED: dict = {}
 
-_DISPLAY = {ScriptFunction: "function", ScriptGenerator: "generator", BoundBuiltin: "builtin_function_or_method",
+_DISPLAY = {ScriptFunction: "function", ScriptGenerator: "generator", GeneratorObject: "generator",
+            BoundBuiltin: "builtin_function_or_method",
             BoundMethod: "method", StaticMethod: "staticmethod", ClassMethod: "classmethod",
             Property: "property", Super: "super", CaughtException: None}
 
@@ -82,7 +84,8 @@ def type_of(x):
         return type
     disp = _DISPLAY.get(tx)
     if disp is not None:
-        return _type_name(tx, disp)
+        # generator functions' and generator expressions' results share one type
+        return _type_name(ScriptGenerator if tx is GeneratorObject else tx, disp)
     if tx is _FUNCTION and getattr(x, "__module__", None) == "autotrace.interpreter.builtins":
         return _type_name("builtin", "builtin_function_or_method")
     node = getattr(tx, "_script_node_type", None)

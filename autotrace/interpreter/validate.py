@@ -2,7 +2,8 @@
 
 :func:`validate` walks the tree once (iteratively, in source order) and raises
 :class:`Refusal` for the first construct outside the script language: node types that
-are not allowed (``yield``, ``async``, ``match``, ...), class keywords and multiple
+are not allowed (``async``, ``match``, ...), ``yield`` other than as a statement, the right
+side of an assignment or the value of ``return`` (see :func:`yield_refusal`), class keywords and multiple
 inheritance, special methods outside :data:`~.classes.SPECIAL_METHODS`, bytes literals, star and relative imports, imports of modules other than ``torch``
 (and its submodules) and :data:`STDLIB_MODULES`, identifiers that start and end with ``__``
 (checked on the parsed, NFKC-normalised names; only ``__name__`` may be read, special
@@ -96,7 +97,7 @@ _ALLOWED = {
     ast.BoolOp, ast.NamedExpr, ast.BinOp, ast.UnaryOp, ast.IfExp, ast.Dict, ast.Set,
     ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Compare, ast.Call,
     ast.FormattedValue, ast.JoinedStr, ast.Constant, ast.Attribute, ast.Subscript,
-    ast.Starred, ast.Name, ast.List, ast.Tuple, ast.Slice,
+    ast.Starred, ast.Name, ast.List, ast.Tuple, ast.Slice, ast.Yield, ast.YieldFrom,
     ast.Load, ast.Store, ast.Del, ast.And, ast.Or,
     ast.Add, ast.Sub, ast.Mult, ast.MatMult, ast.Div, ast.Mod, ast.Pow, ast.LShift,
     ast.RShift, ast.BitOr, ast.BitXor, ast.BitAnd, ast.FloorDiv,
@@ -111,8 +112,6 @@ _REFUSED = {
     "AsyncFor": "'async for' is not supported in autotrace scripts",
     "AsyncWith": "'async with' is not supported in autotrace scripts",
     "Await": "'await' is not supported in autotrace scripts",
-    "Yield": "generators ('yield') are not supported in autotrace scripts",
-    "YieldFrom": "generators ('yield from') are not supported in autotrace scripts",
     "Match": "'match' statements are not supported in autotrace scripts",
     "TryStar": "'except*' is not supported in autotrace scripts",
 }
@@ -150,9 +149,12 @@ def validate(tree: ast.AST) -> None:
     stack = [(tree, 0)]
     pop = stack.pop
     push = stack.append
+    yields = False
     while stack:
         node, depth = pop()
         problem = None
+        if type(node) is ast.Yield or type(node) is ast.YieldFrom:
+            yields = True
         if depth > MAX_DEPTH:
             problem = Refusal("SyntaxError",
                               f"expression or statement nested too deeply (more than {MAX_DEPTH} levels)", node)
@@ -184,8 +186,62 @@ def validate(tree: ast.AST) -> None:
                         push((c, d))
             else:
                 push((v, d))
+    if yields:
+        problem = yield_refusal(tree)
+        if problem is not None and (first is None or _position(problem.node) < _position(first.node)):
+            first = problem
     if first is not None:
         raise first
+
+
+_YIELD_VALUE_STMTS = (ast.Expr, ast.Assign, ast.AnnAssign, ast.Return)
+_FUNCTION_BODY_FIELDS = frozenset({"body"})
+
+
+def yield_refusal(tree) -> Refusal | None:
+    """The first ``yield``/``yield from`` (in source order) that autotrace cannot run:
+    inside a lambda, or part of a larger expression (``f((yield x))``, ``x += yield``).
+    A yield is run as a whole expression statement, the right side of ``=`` or the value
+    of ``return``. Yields outside functions and in comprehensions are left to Python's
+    compiler, which refuses them with its own message."""
+    found: list[Refusal] = []
+    # (node, context, whether the node stands where a yield may)
+    stack = [(tree, "module", False)]
+    while stack:
+        node, ctx, ok = stack.pop()
+        t = type(node)
+        if t is ast.Yield or t is ast.YieldFrom:
+            word = "yield" if t is ast.Yield else "yield from"
+            if ctx == "lambda":
+                found.append(Refusal("SyntaxError", f"'{word}' in a lambda is not supported in autotrace scripts",
+                                     node))
+            elif ctx == "function" and not ok:
+                found.append(Refusal("SyntaxError", f"'{word}' inside an expression is not supported in "
+                                     "autotrace scripts", node))
+        for f in child_fields(t):
+            v = getattr(node, f, None)
+            if v is None:
+                continue
+            kids = v if type(v) is list else [v]
+            if t is ast.FunctionDef and f == "body":
+                cctx = "function"
+            elif t is ast.Lambda and f == "body":
+                cctx = "lambda"
+            elif t is ast.ClassDef and f == "body":
+                cctx = "class"
+            elif t in (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp):
+                cctx = "comprehension"
+            else:
+                cctx = ctx
+            for c in kids:
+                if c is None:
+                    continue
+                cok = (f == "value" and t in _YIELD_VALUE_STMTS
+                       and (type(c) is ast.Yield or type(c) is ast.YieldFrom))
+                stack.append((c, cctx, cok))
+    if not found:
+        return None
+    return min(found, key=lambda r: _position(r.node))
 
 
 #: fields that never hold nodes worth walking (names, operators, contexts, flags)

@@ -5,7 +5,8 @@ script instances, ``nn.Module``s (script subclasses included), optimizers and LR
 schedulers attribute by attribute with a memo (shared objects stay shared, cycles
 close), and tensors through ``Tensor.__deepcopy__``: a new leaf with copied data and
 grad, or PyTorch's RuntimeError for a non-leaf. Functions, classes, modules, dtypes and
-other immutable or opaque objects are returned as they are (CPython copies functions
+other immutable or opaque objects are returned as they are; generators raise
+CPython's TypeError (CPython copies functions
 and classes atomically too). Depth is bounded by Python's recursion limit (a
 LimitError), size by the work counted per copied element.
 """
@@ -16,9 +17,12 @@ from collections import Counter, OrderedDict, defaultdict, deque
 
 from ..interpreter.builtins import ScriptNamespace
 from ..interpreter.classes import ScriptInstance
+from ..interpreter.generators import GeneratorObject
 from ..interpreter.limits import RT
 
 _ATOMIC = frozenset({int, float, bool, complex, str, type(None), range, slice, type(Ellipsis)})
+#: generators cannot be copied (CPython: TypeError, "cannot pickle 'generator' object")
+_GENERATORS = (GeneratorObject,)
 
 
 def _copyable_object(x) -> bool:
@@ -99,6 +103,8 @@ def _deep(x, memo, keep):
         return y
     if isinstance(x, ScriptNamespace):
         raise TypeError("cannot pickle 'module' object")
+    if t in _GENERATORS:
+        raise TypeError("cannot pickle 'generator' object")
     if _copyable_object(x):
         y = object.__new__(t)
         memo[i] = y
@@ -130,6 +136,8 @@ def copy(x):
         return y
     if isinstance(x, _tensor_type()):
         return x.__deepcopy__({})
+    if t in _GENERATORS:
+        raise TypeError("cannot pickle 'generator' object")
     if _copyable_object(x):
         return _shallow_object(x)
     return x

@@ -66,6 +66,13 @@ CLASS_BODIES = [
     "while True:\n    pass", "y = [0] * 10**9", "def __str__(self):\n    return str(self)",
     "def __contains__(self, v):\n    return v in self", "def __init__(self):\n    super().__init__(1)",
 ]
+#: what a script does with a generator function ``G`` (the fuzzer's generator statements)
+GENERATOR_USES = [
+    "print(list(G()))", "for q in G():\n    print(q)", "g = G()\nprint(next(g), next(g, 0))",
+    "g = G()\nnext(g)\nprint(g.send(2))", "g = G()\nnext(g)\ng.throw(ValueError('x'))", "g = G()\nnext(g)\ng.close()",
+    "print(sum(G()), list(zip(G(), G())), [q for q in G()])", "g = G()\nprint(next(g), g.send(g))",
+    "def H():\n    r = yield from G()\n    yield r\nprint(list(H()))", "g = G()\nnext(g)",
+]
 BASES = ["", "(object)", "(K)", "(ValueError)", "(int)", "(print)", "(torch.Tensor)", "(k)", "(type(k))"]
 DECORATORS = ["@staticmethod", "@property", "@print", "@type", "@torch.no_grad()", "@(lambda g: g)",
               "@K", "@f", "@len", "@super"]
@@ -107,6 +114,9 @@ def statement(depth):
         e.map(lambda x: f"assert {x}"),
         e.map(lambda x: f"raise ValueError({x})"),
         name.map(lambda x: f"del {x}"),
+        e.map(lambda x: f"yield {x}"),
+        e.map(lambda x: f"yield from {x}"),
+        st.tuples(name, e).map(lambda x: f"{x[0]} = yield {x[1]}"),
         st.sampled_from(["pass", "break", "continue", "return 1", "import torch", "import math",
                          "from torch import nn", "import os", "x = ().__class__", "eval('1')"]),
     )
@@ -131,6 +141,9 @@ def statement(depth):
                   st.lists(st.sampled_from(CLASS_BODIES), min_size=1, max_size=4), body).map(
             lambda x: f"class {x[0]}{x[1]}:\n" + "\n".join(indent(b) for b in x[2]) + f"\n{x[0]}()\n{x[3]}"),
         st.tuples(name, body).map(lambda x: f"def {x[0]}():\n    global a\n{indent(x[1])}"),
+        # a generator function and the ways scripts drive one
+        st.tuples(name, body, st.sampled_from(GENERATOR_USES)).map(
+            lambda x: f"def {x[0]}(v=1):\n{indent(x[1])}\n    yield v\n" + x[2].replace("G", x[0])),
         body.map(lambda x: f"with K() as k:\n{indent(x)}"),
         body.map(lambda x: f"with torch.no_grad():\n{indent(x)}"),
     )
@@ -161,8 +174,22 @@ class_programs = st.tuples(
         "print(getattr(B(), '__dict__', None))", "print(super(B, B()).m())"])), min_size=1, max_size=6),
 ).map(_class_program)
 
+def _generator_program(x):
+    bodies, uses = x
+    body = "\n".join("\n".join("    " + line for line in b.split("\n")) for b in bodies)
+    return (f"import torch\n{PRELUDE}def G(v=1):\n{body}\n    yield v\n"
+            + "\n".join(_guard(u) for u in uses))
+
+
+#: programs centred on one generator function (yields anywhere in its body) and its uses
+generator_programs = st.tuples(
+    st.lists(statement(1), min_size=1, max_size=4),
+    st.lists(st.sampled_from(GENERATOR_USES), min_size=1, max_size=4),
+).map(_generator_program)
+
 programs = st.one_of(
     class_programs,
+    generator_programs,
     st.lists(statement(2), min_size=1, max_size=6).map(lambda xs: "import torch\n" + PRELUDE + "\n".join(xs)),
     # every statement guarded, so that later statements run after earlier ones fail
     st.lists(statement(2), min_size=1, max_size=8).map(
