@@ -266,6 +266,16 @@ spec("erf", shapes=unary())(lambda L, a: L.t.erf(a))
 spec("gelu", shapes=unary())(lambda L, a: (L.F.gelu(a), L.F.gelu(a, approximate="tanh")))
 spec("softplus", shapes=unary())(lambda L, a: L.F.softplus(a, beta=2.0, threshold=1.0))
 spec("silu", shapes=unary())(lambda L, a: L.F.silu(a))
+spec("selu", shapes=unary(), domains=(NZ,))(lambda L, a: (L.F.selu(a), L.t.selu(a * 2)))
+spec("selu_", shapes=unary(), domains=(NZ,))(lambda L, a: L.F.selu(a * 1.5, inplace=True))
+spec("celu", shapes=unary(), domains=(NZ,))(lambda L, a: (L.F.celu(a, alpha=0.7), L.t.celu(a)))
+spec("celu_", shapes=unary(), domains=(NZ,))(lambda L, a: L.F.celu(a * 1.5, 2.0, True))
+spec("mish", shapes=unary())(lambda L, a: (L.F.mish(a * 4), L.F.mish(a * 1, inplace=True)))
+spec("hardswish", shapes=unary(), gradgrad=False)(  # kinks at ±3: drawn values land there with probability 0
+    lambda L, a: (L.F.hardswish(a * 2.5), L.F.hardswish(a * 1, inplace=True)))
+spec("hardsigmoid", shapes=unary(), gradgrad=False)(
+    lambda L, a: (L.F.hardsigmoid(a * 2.5), L.F.hardsigmoid(a * 1, inplace=True)))
+spec("log_sigmoid", shapes=unary())(lambda L, a: (L.F.logsigmoid(a), L.F.logsigmoid(a * 20)))
 spec("softmax", shapes=at_least(1))(lambda L, a: L.F.softmax(a, -1))
 spec("log_softmax", shapes=at_least(1))(lambda L, a: L.F.log_softmax(a, 0))
 

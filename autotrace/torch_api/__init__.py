@@ -103,6 +103,8 @@ LAZY_NN = {
                     "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool2d"),
     "norm_layers": ("BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "Embedding"),
     "containers": ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Unflatten"),
+    "activation_layers": ("SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "Softsign", "Tanhshrink",
+                          "LogSigmoid"),
     "rnn": ("RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU"),
 }
 LAZY_INIT = ("calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_", "dirac_",
