@@ -319,6 +319,9 @@ spec("max_pool2d", shapes=fixed_shapes((2, 2, 5, 4)))(  # spread: no ties (no de
 spec("avg_pool2d", shapes=fixed_shapes((2, 2, 5, 4)))(
     lambda L, x: (L.F.avg_pool2d(x, 3, 2, 1), L.F.avg_pool2d(x, 2, ceil_mode=True, count_include_pad=False),
                   L.F.avg_pool1d(x[0], 3, 2, 1)))
+spec("adaptive_max_pool2d", shapes=fixed_shapes((2, 2, 5, 4)))(  # spread: no ties; bins overlap for (3, 3)
+    lambda L, x: (L.F.adaptive_max_pool2d(_spread(L, x), (3, 3)), L.F.adaptive_max_pool2d(_spread(L, x)[0], (None, 2)),
+                  L.F.adaptive_max_pool1d(_spread(L, x)[0], 3), L.F.adaptive_max_pool2d(_spread(L, x), 7)))
 spec("adaptive_avg_pool2d", shapes=fixed_shapes((2, 2, 5, 4)))(
     lambda L, x: (L.F.adaptive_avg_pool2d(x, (3, 2)), L.F.adaptive_avg_pool2d(x, 1)))
 spec("batch_norm", shapes=fixed_shapes((3, 2, 2, 2), (2,), (2,)), domains=(ANY, ANY, ANY))(
