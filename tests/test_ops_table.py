@@ -322,6 +322,22 @@ spec("avg_pool2d", shapes=fixed_shapes((2, 2, 5, 4)))(
 spec("adaptive_max_pool2d", shapes=fixed_shapes((2, 2, 5, 4)))(  # spread: no ties; bins overlap for (3, 3)
     lambda L, x: (L.F.adaptive_max_pool2d(_spread(L, x), (3, 3)), L.F.adaptive_max_pool2d(_spread(L, x)[0], (None, 2)),
                   L.F.adaptive_max_pool1d(_spread(L, x)[0], 3), L.F.adaptive_max_pool2d(_spread(L, x), 7)))
+spec("upsample_nearest2d", shapes=fixed_shapes((2, 2, 3, 4)))(
+    lambda L, x: (L.F.interpolate(x, scale_factor=2), L.F.interpolate(x, size=(5, 3)), L.F.interpolate(x, scale_factor=1.7)))
+spec("upsample_nearest1d", shapes=fixed_shapes((2, 3, 4)))(
+    lambda L, x: (L.F.interpolate(x, scale_factor=2), L.F.interpolate(x, size=7), L.F.interpolate(x, size=3)))
+spec("_upsample_nearest_exact2d", shapes=fixed_shapes((2, 2, 3, 4)))(
+    lambda L, x: (L.F.interpolate(x, scale_factor=1.5, mode="nearest-exact"),
+                  L.F.interpolate(x, size=(2, 7), mode="nearest-exact")))
+spec("_upsample_nearest_exact1d", shapes=fixed_shapes((2, 3, 4)))(
+    lambda L, x: L.F.interpolate(x, size=7, mode="nearest-exact"))
+spec("upsample_linear1d", shapes=fixed_shapes((2, 3, 4)))(
+    lambda L, x: (L.F.interpolate(x, scale_factor=2.5, mode="linear"), L.F.interpolate(x, size=3, mode="linear"),
+                  L.F.interpolate(x, size=9, mode="linear", align_corners=True)))
+spec("upsample_bilinear2d", shapes=fixed_shapes((2, 2, 3, 4)))(
+    lambda L, x: (L.F.interpolate(x, scale_factor=2, mode="bilinear"),
+                  L.F.interpolate(x, size=(5, 2), mode="bilinear", align_corners=True),
+                  L.F.interpolate(x, size=(70, 61), mode="bilinear")))
 spec("adaptive_avg_pool2d", shapes=fixed_shapes((2, 2, 5, 4)))(
     lambda L, x: (L.F.adaptive_avg_pool2d(x, (3, 2)), L.F.adaptive_avg_pool2d(x, 1)))
 spec("batch_norm", shapes=fixed_shapes((3, 2, 2, 2), (2,), (2,)), domains=(ANY, ANY, ANY))(

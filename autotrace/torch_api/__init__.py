@@ -105,6 +105,7 @@ LAZY_NN = {
     "containers": ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Unflatten"),
     "activation_layers": ("SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "Softsign", "Tanhshrink",
                           "LogSigmoid"),
+    "upsample_layers": ("Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"),
     "rnn": ("RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU"),
 }
 LAZY_INIT = ("calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_", "dirac_",
