@@ -332,9 +332,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise NotImplementedError("interpolate(antialias=True) is not supported by autotrace")
         if not _valid_ints(output_size) or not _valid_floats(scale_factors):
             raise _bad_combination(mode, input.ndim, output_size, scale_factors, align_corners)
-        for v in output_size or ():
+        for k, v in enumerate(output_size or ()):
             if not -2 ** 63 <= v < 2 ** 63:
-                raise ValueError("Overflow when unpacking long long")
+                raise TypeError(f"{_kernel_name(mode, input.ndim)}(): argument 'output_size' failed to unpack the "
+                                f"object at pos {k + 1} with error \"Overflow when unpacking long long\"")
         return _upsample(input, output_size, scale_factors, mode, align_corners)
     if input.ndim == 4 and mode == "area":
         from .conv import adaptive_avg_pool2d
