@@ -43,3 +43,36 @@ def test_hostile_arguments_end_cleanly(src, etype):
     t = runner.run(PRE + src + "\n", "h.py")
     assert t.error is not None and t.error["type"] == etype, t.error
     assert t.error.get("phase") != "internal", t.error
+
+
+NP_HOSTILE = [
+    ("y = np.diff(np.arange(3), n=10**12)", None),                    # no 10**12-step loop: empty at once
+    ("y = np.pad(np.zeros(2), 10**9)", "LimitError"),
+    ("y = np.pad(np.zeros((2, 2)), ((0, 10**5), (0, 10**5)))", "LimitError"),
+    ("y = np.pad(np.zeros(2), (0, 10**7), mode='reflect')", "LimitError"),
+    ("y = np.pad(np.zeros(2), 1, mode=print)", "TypeError"),
+    ("y = np.pad(np.zeros(2), 1, mode='constant', stat_length=2)", "ValueError"),
+    ("y = np.array_split(np.zeros(0), 10**9)", "LimitError"),
+    ("y = np.split(np.zeros(0), 10**9)", "LimitError"),
+    ("y = np.split(np.zeros(4), 0)", "ZeroDivisionError"),
+    ("y = np.einsum('i,j,k,l->ijkl', *[np.zeros(1000)] * 4)", "LimitError"),
+    ("y = np.einsum('ij,jk,kl->il', *[np.zeros((3000, 3000))] * 3)", "LimitError"),
+    ("y = np.einsum('ij,jk', np.zeros((2, 3)), np.zeros((2, 3)))", "ValueError"),
+    ("y = np.einsum('ij->i', np.zeros((2, 2)), optimize='optimal')", "ValueError"),
+    ("y = np.linalg.eigh(np.zeros((3, 4)))", "LinAlgError"),
+    ("y = np.linalg.eigh(np.zeros((5000, 5000)))", "LimitError"),
+    ("y = np.r_[0:10**12]", "LimitError"),
+    ("y = np.r_[0:1:10**12 * 1j]", "LimitError"),
+    ("y = np.c_[np.zeros(3), np.zeros(4)]", "ValueError"),
+    ("y = np.roll(np.arange(3), 10**30)", None),
+    ("y = np.copy(np.zeros(10**5))", None),
+]
+
+
+@pytest.mark.parametrize("src,etype", NP_HOSTILE)
+def test_numpy_additions_end_cleanly(src, etype):
+    t = runner.run("import numpy as np\n" + src + "\n", "h.py")
+    if etype is None:
+        assert t.error is None, t.error
+    else:
+        assert t.error is not None and t.error["type"] == etype, t.error

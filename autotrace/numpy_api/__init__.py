@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from . import functions, nprandom, printopts
+from . import extra, functions, nprandom, printopts
 from .ndarray import NDArray
 from .values import NpDType
 
@@ -36,8 +36,9 @@ def namespaces() -> dict:
     typeobj.QUALIFIED[nprandom.RandomState] = "numpy.random.mtrand.RandomState"
 
     random = Namespace("numpy.random", nprandom.members())
-    linalg = Namespace("numpy.linalg", functions.linalg_members())
+    linalg = Namespace("numpy.linalg", {**functions.linalg_members(), **extra.linalg_members()})
     members = functions.members()
+    members.update(extra.members())
     members.update({n: NpDType(t, True) for n, t in _DTYPES.items()})
     members.update(pi=math.pi, e=math.e, inf=math.inf, nan=math.nan, newaxis=None,
                    random=random, linalg=linalg, ndarray=NDArray, dtype=_dtype,
