@@ -13,7 +13,7 @@ import numpy as np
 
 from . import extra, functions, nprandom, printopts
 from .ndarray import NDArray
-from .values import NpDType
+from .values import NpBool, NpDType
 
 _DTYPES = {"float16": np.float16, "float32": np.float32, "float64": np.float64, "int8": np.int8,
            "int16": np.int16, "int32": np.int32, "int64": np.int64, "uint8": np.uint8,
@@ -40,6 +40,7 @@ def namespaces() -> dict:
     members = functions.members()
     members.update(extra.members())
     members.update({n: NpDType(t, True) for n, t in _DTYPES.items()})
+    members.update(True_=NpBool(True), False_=NpBool(False))
     members.update(pi=math.pi, e=math.e, inf=math.inf, nan=math.nan, newaxis=None,
                    random=random, linalg=linalg, ndarray=NDArray, dtype=_dtype,
                    set_printoptions=printopts.set_printoptions,
