@@ -76,3 +76,32 @@ def test_numpy_additions_end_cleanly(src, etype):
         assert t.error is None, t.error
     else:
         assert t.error is not None and t.error["type"] == etype, t.error
+
+
+NT_HOSTILE = [
+    ("from typing import NamedTuple\nclass P(NamedTuple):\n    x: int\n    def __repr__(self):\n        return 'p'\n",
+     "TypeError"),
+    ("from typing import NamedTuple\nclass P(NamedTuple):\n    _x: int\n", "ValueError"),
+    ("from typing import NamedTuple\nclass P(NamedTuple):\n    x: int\n    _make = 1\n", "AttributeError"),
+    ("from typing import NamedTuple\nP = NamedTuple('P', [('a', int)] * 2)\n", "ValueError"),
+    ("from typing import NamedTuple\nP = NamedTuple('P', [('f' + str(i), int) for i in range(20000)])\n", "LimitError"),
+    ("from typing import NamedTuple\nP = NamedTuple('P', [1, 2])\n", "TypeError"),
+    ("from typing import NamedTuple\nclass P(NamedTuple):\n    x: int\n    def f(self):\n        return self.f()\n"
+     "P(1).f()\n", "LimitError"),
+    ("from typing import NamedTuple\nclass P(NamedTuple):\n    x: int\np = P(1)\np._script_members = {}\n",
+     "AttributeError"),
+    ("from typing import NamedTuple\nclass P(NamedTuple):\n    x: int\ny = P._script_members\n", "AttributeError"),
+    ("from typing import NamedTuple\nclass P(NamedTuple):\n    x: int\n    y: float = 0.5\nprint(P(1).y + P(2, 1.0).x)\n",
+     None),
+]
+
+
+@pytest.mark.parametrize("src,etype", NT_HOSTILE)
+def test_named_tuple_classes_end_cleanly(src, etype):
+    t = runner.run(src, "h.py")
+    if etype is None:
+        assert t.error is None, t.error
+        assert t.stdout == "2.5\n"
+    else:
+        assert t.error is not None and t.error["type"] == etype, t.error
+        assert t.error.get("phase") != "internal", t.error
