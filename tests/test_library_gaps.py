@@ -87,7 +87,7 @@ NT_HOSTILE = [
     ("from typing import NamedTuple\nP = NamedTuple('P', [('f' + str(i), int) for i in range(20000)])\n", "LimitError"),
     ("from typing import NamedTuple\nP = NamedTuple('P', [1, 2])\n", "TypeError"),
     ("from typing import NamedTuple\nclass P(NamedTuple):\n    x: int\n    def f(self):\n        return self.f()\n"
-     "P(1).f()\n", "LimitError"),
+     + "P(1).f()\n", "LimitError"),
     ("from typing import NamedTuple\nclass P(NamedTuple):\n    x: int\np = P(1)\np._script_members = {}\n",
      "AttributeError"),
     ("from typing import NamedTuple\nclass P(NamedTuple):\n    x: int\ny = P._script_members\n", "AttributeError"),
