@@ -164,9 +164,23 @@ def einsum(*operands, optimize=False, dtype=None):
         return wrap(np.einsum(*args, optimize=optimize, **kw))
 
 
+_EIGH_RESULT = []
+
+
+def _eigh_result():
+    """numpy's ``EighResult`` named tuple type (made once)."""
+    if not _EIGH_RESULT:
+        from ..interpreter import typeobj
+        from ..stdlib.collections_ import namedtuple
+        t = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+        typeobj.QUALIFIED[t] = "numpy.linalg._linalg.EighResult"
+        _EIGH_RESULT.append(t)
+    return _EIGH_RESULT[0]
+
+
 def eigh(a, UPLO="L"):
-    """``np.linalg.eigh``: (eigenvalues ascending, eigenvectors as columns) of a symmetric
-    (Hermitian) matrix or a stack of them, as a plain pair."""
+    """``np.linalg.eigh``: ``EighResult(eigenvalues, eigenvectors)`` — eigenvalues ascending,
+    eigenvectors as columns — of a symmetric (Hermitian) matrix or a stack of them."""
     x = to_numpy(a)
     if UPLO not in ("L", "U"):
         raise ValueError("UPLO argument must be 'L' or 'U'")
@@ -174,7 +188,7 @@ def eigh(a, UPLO="L"):
         n = x.shape[-1]
         resources.check_work(float(x.size // max(n * n, 1)) * n ** 3 * 10, "a symmetric eigendecomposition")
     w, v = np.linalg.eigh(x, UPLO)
-    return wrap(w), wrap(v)
+    return _eigh_result()(wrap(w), wrap(v))
 
 
 class _Concatenator:

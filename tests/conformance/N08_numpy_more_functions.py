@@ -19,6 +19,8 @@ print(np.einsum("ij,jk->ik", a, a.T), np.einsum("ii", np.eye(3)), np.einsum("i,i
 print(np.einsum("bij->bji", np.ones((2, 1, 3))).shape, np.einsum("...i,...i->...", a, a))
 w, v = np.linalg.eigh(np.array([[2.0, 1.0], [1.0, 2.0]]))
 print(w, np.abs(v))
+r = np.linalg.eigh(np.diag([3.0, 1.0]))
+print(r, r.eigenvalues, r[1], type(r))
 print(np.r_[np.array([1, 2, 3]), 0, 0, np.array([4, 5, 6])], np.r_[-1:1:6j, [0] * 3, 5, 6])
 print(np.c_[np.array([1, 2, 3]), np.array([4, 5, 6])], np.r_[0:4], np.c_[a, a].shape)
 for bad in [lambda: np.diff(a, n=-1), lambda: np.pad(a, -1), lambda: np.pad(a, 1.5), lambda: np.split(np.arange(5), 2),
