@@ -49,7 +49,15 @@ def _finish(input, res, inplace):
 def _elu_forward(x, alpha, scale, input_scale):
     t = x.dtype.type
     with np.errstate(over="ignore", invalid="ignore"):
-        neg = np.expm1(x * t(input_scale)) * t(alpha * scale)
+        z = x * t(input_scale)
+        # ATen's vectorized kernel takes SLEEF's 1-ulp expm1f: float64 rounded once is that
+        # value on all but a few elements (numpy's float32 expm1 is further off)
+        if x.dtype == np.float32:
+            em1 = np.expm1(z.astype(np.float64)).astype(np.float32)
+            em1 = np.where(z < np.float32(-16.635532333438687426013570), np.float32(-1), em1)  # SLEEF's cut
+        else:
+            em1 = np.expm1(z)
+        neg = em1 * t(alpha * scale)
         return np.asarray(np.where(x > 0, x * t(scale), neg), dtype=x.dtype)
 
 
@@ -136,10 +144,13 @@ def celu_(input, alpha=1.0):
 
 
 def _np_mish(x):
-    with np.errstate(over="ignore"):
+    """``x·tanh(log1p(exp(x)))``; float32 in ATen's vector order: SLEEF's expf and log1pf
+    (replicated), then tanh (SLEEF's tanhf, here float64 rounded once), each rounded to float32."""
+    with np.errstate(over="ignore", invalid="ignore"):
         if x.dtype == np.float32:
-            w = x.astype(np.float64)
-            return (w * np.tanh(np.log1p(np.exp(w)))).astype(np.float32)
+            from . import sleef
+            sp = sleef.log1pf(sleef.expf(x))
+            return x * np.tanh(sp.astype(np.float64)).astype(np.float32)
         return x * np.tanh(np.log1p(np.exp(x)))
 
 
