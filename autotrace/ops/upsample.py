@@ -201,7 +201,8 @@ def _upsample(input, output_size, scales, mode, align_corners=False):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_word(input._dtype)}\'')
     x = input._data
     n, c = x.shape[:2]
-    check_count(n * c * math.prod(out_size), x.dtype.itemsize * 2)
+    # bilinear gathers four source arrays and their products, each of the output's size
+    check_count(n * c * math.prod(out_size), x.dtype.itemsize * (6 if mode == "bilinear" else 2))
     check_work(8.0 * n * c * math.prod(out_size), "interpolate")
     sc = list(scales) if scales is not None else [None] * nd
     attrs = {"self_shape": x.shape, "output_size": tuple(out_size),
