@@ -488,6 +488,8 @@ def test_nll_cascade_matches_atens_loop(n, seed, p_ignore, weighted):
 def test_interpolate_linear_bilinear(c, h, w, oh, ow, align, scale, seed):
     from autotrace.ops.upsample import interpolate
     from autotrace.tensor import Tensor
+    if scale is not None and int(min(h, w) * scale) < 1:
+        scale = None                     # an empty output is an error, not a value to compare
     x = np.random.default_rng(seed).standard_normal((2, c, h, w)).astype(F32)
     kw = {"scale_factor": scale} if scale else {"size": (oh, ow)}
     kw["align_corners"] = align
