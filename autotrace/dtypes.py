@@ -14,6 +14,17 @@ import numpy as np
 BOOL, INT, FLOAT = 0, 1, 2
 
 
+class NumberLike:
+    """Base of the non-Python scalars torch takes as a Python number in tensor ops:
+    ``numpy.bool_`` becomes a Python float there (torch 2.13: ``int_tensor * np.True_``
+    is float32). :meth:`torch_number` gives that number."""
+
+    __slots__ = ()
+
+    def torch_number(self):
+        raise NotImplementedError
+
+
 class DType:
     """A tensor element type. ``name`` is PyTorch's (``"float32"``), ``np`` numpy's."""
 

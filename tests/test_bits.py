@@ -494,3 +494,28 @@ def test_nll_cascade_matches_atens_loop(n, seed, p_ignore, weighted):
     valid[rng.integers(0, n)] = bool(rng.integers(0, 2))
     wt = rng.uniform(0.1, 2, n).astype(F32) if weighted else None
     assert bits(_nll_cascade(data, valid, wt)[0]) == bits(_nll_reference(data, valid, wt))
+
+
+# -- interpolate: linear and bilinear replay the kernels' fused multiply-adds ---------------------
+
+
+@SETTINGS
+@given(st.integers(1, 20), st.integers(1, 6), st.integers(1, 7), st.integers(1, 80), st.integers(1, 90),
+       st.booleans(), st.sampled_from([None, 0.6, 1.5, 2.0, 3.3]), st.integers(0, 2 ** 32 - 1))
+def test_interpolate_linear_bilinear(c, h, w, oh, ow, align, scale, seed):
+    from autotrace.ops.upsample import interpolate
+    from autotrace.tensor import Tensor
+    if scale is not None and int(min(h, w) * scale) < 1:
+        scale = None                     # an empty output is an error, not a value to compare
+    x = np.random.default_rng(seed).standard_normal((2, c, h, w)).astype(F32)
+    kw = {"scale_factor": scale} if scale else {"size": (oh, ow)}
+    kw["align_corners"] = align
+    ours = interpolate(Tensor._make(x.copy()), mode="bilinear", **kw)._data
+    assert_bits(ours, torch.nn.functional.interpolate(T(x), mode="bilinear", **kw).numpy())
+    kw1 = {"scale_factor": scale} if scale else {"size": ow}
+    ours = interpolate(Tensor._make(x[:, :, 0].copy()), mode="linear", align_corners=align, **kw1)._data
+    assert_bits(ours, torch.nn.functional.interpolate(T(x[:, :, 0]), mode="linear", align_corners=align, **kw1).numpy())
+    for mode in ("nearest", "nearest-exact"):
+        kwn = {k: v for k, v in kw.items() if k != "align_corners"}
+        ours = interpolate(Tensor._make(x.copy()), mode=mode, **kwn)._data
+        assert_bits(ours, torch.nn.functional.interpolate(T(x), mode=mode, **kwn).numpy())

@@ -266,6 +266,16 @@ spec("erf", shapes=unary())(lambda L, a: L.t.erf(a))
 spec("gelu", shapes=unary())(lambda L, a: (L.F.gelu(a), L.F.gelu(a, approximate="tanh")))
 spec("softplus", shapes=unary())(lambda L, a: L.F.softplus(a, beta=2.0, threshold=1.0))
 spec("silu", shapes=unary())(lambda L, a: L.F.silu(a))
+spec("selu", shapes=unary(), domains=(NZ,))(lambda L, a: (L.F.selu(a), L.t.selu(a * 2)))
+spec("selu_", shapes=unary(), domains=(NZ,))(lambda L, a: L.F.selu(a * 1.5, inplace=True))
+spec("celu", shapes=unary(), domains=(NZ,))(lambda L, a: (L.F.celu(a, alpha=0.7), L.t.celu(a)))
+spec("celu_", shapes=unary(), domains=(NZ,))(lambda L, a: L.F.celu(a * 1.5, 2.0, True))
+spec("mish", shapes=unary())(lambda L, a: (L.F.mish(a * 4), L.F.mish(a * 1, inplace=True)))
+spec("hardswish", shapes=unary(), gradgrad=False)(  # kinks at ±3: drawn values land there with probability 0
+    lambda L, a: (L.F.hardswish(a * 2.5), L.F.hardswish(a * 1, inplace=True)))
+spec("hardsigmoid", shapes=unary(), gradgrad=False)(
+    lambda L, a: (L.F.hardsigmoid(a * 2.5), L.F.hardsigmoid(a * 1, inplace=True)))
+spec("log_sigmoid", shapes=unary())(lambda L, a: (L.F.logsigmoid(a), L.F.logsigmoid(a * 20)))
 spec("softmax", shapes=at_least(1))(lambda L, a: L.F.softmax(a, -1))
 spec("log_softmax", shapes=at_least(1))(lambda L, a: L.F.log_softmax(a, 0))
 
@@ -309,6 +319,25 @@ spec("max_pool2d", shapes=fixed_shapes((2, 2, 5, 4)))(  # spread: no ties (no de
 spec("avg_pool2d", shapes=fixed_shapes((2, 2, 5, 4)))(
     lambda L, x: (L.F.avg_pool2d(x, 3, 2, 1), L.F.avg_pool2d(x, 2, ceil_mode=True, count_include_pad=False),
                   L.F.avg_pool1d(x[0], 3, 2, 1)))
+spec("adaptive_max_pool2d", shapes=fixed_shapes((2, 2, 5, 4)))(  # spread: no ties; bins overlap for (3, 3)
+    lambda L, x: (L.F.adaptive_max_pool2d(_spread(L, x), (3, 3)), L.F.adaptive_max_pool2d(_spread(L, x)[0], (None, 2)),
+                  L.F.adaptive_max_pool1d(_spread(L, x)[0], 3), L.F.adaptive_max_pool2d(_spread(L, x), 7)))
+spec("upsample_nearest2d", shapes=fixed_shapes((2, 2, 3, 4)))(
+    lambda L, x: (L.F.interpolate(x, scale_factor=2), L.F.interpolate(x, size=(5, 3)), L.F.interpolate(x, scale_factor=1.7)))
+spec("upsample_nearest1d", shapes=fixed_shapes((2, 3, 4)))(
+    lambda L, x: (L.F.interpolate(x, scale_factor=2), L.F.interpolate(x, size=7), L.F.interpolate(x, size=3)))
+spec("_upsample_nearest_exact2d", shapes=fixed_shapes((2, 2, 3, 4)))(
+    lambda L, x: (L.F.interpolate(x, scale_factor=1.5, mode="nearest-exact"),
+                  L.F.interpolate(x, size=(2, 7), mode="nearest-exact")))
+spec("_upsample_nearest_exact1d", shapes=fixed_shapes((2, 3, 4)))(
+    lambda L, x: L.F.interpolate(x, size=7, mode="nearest-exact"))
+spec("upsample_linear1d", shapes=fixed_shapes((2, 3, 4)))(
+    lambda L, x: (L.F.interpolate(x, scale_factor=2.5, mode="linear"), L.F.interpolate(x, size=3, mode="linear"),
+                  L.F.interpolate(x, size=9, mode="linear", align_corners=True)))
+spec("upsample_bilinear2d", shapes=fixed_shapes((2, 2, 3, 4)))(
+    lambda L, x: (L.F.interpolate(x, scale_factor=2, mode="bilinear"),
+                  L.F.interpolate(x, size=(5, 2), mode="bilinear", align_corners=True),
+                  L.F.interpolate(x, size=(70, 61), mode="bilinear")))
 spec("adaptive_avg_pool2d", shapes=fixed_shapes((2, 2, 5, 4)))(
     lambda L, x: (L.F.adaptive_avg_pool2d(x, (3, 2)), L.F.adaptive_avg_pool2d(x, 1)))
 spec("batch_norm", shapes=fixed_shapes((3, 2, 2, 2), (2,), (2,)), domains=(ANY, ANY, ANY))(

@@ -301,12 +301,21 @@ class StatementsMixin:
             self.scope, self.stmt_text = saved_scope, saved_text
         store = self.store_name(node.name)
         name = node.name
+        # the body's annotated names in order: the fields if the base is typing.NamedTuple
+        annotated = tuple(s.target.id for s in node.body if type(s) is ast.AnnAssign and type(s.target) is ast.Name)
+        from ..stdlib.collections_ import NAMED_TUPLE, named_tuple_class
 
         def ex(fr):
             if 0:
                 _site
             ds = [d(fr) for d, _ in decos]
             bs = [b(fr) for b in bases]
+            if bs and bs[0] is NAMED_TUPLE:
+                ns = {}
+                body([fr, None, ns])
+                cls = named_tuple_class(name, annotated, ns)
+                store(fr, _decorate(cls, ds, decos) if ds else cls)
+                return
             base = _class_base(name, bs[0]) if bs else None
             ns = {}
             cfr = [fr, None, ns]

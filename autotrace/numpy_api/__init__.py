@@ -11,9 +11,9 @@ import math
 
 import numpy as np
 
-from . import functions, nprandom, printopts
+from . import extra, functions, nprandom, printopts
 from .ndarray import NDArray
-from .values import NpDType
+from .values import NpBool, NpDType
 
 _DTYPES = {"float16": np.float16, "float32": np.float32, "float64": np.float64, "int8": np.int8,
            "int16": np.int16, "int32": np.int32, "int64": np.int64, "uint8": np.uint8,
@@ -36,9 +36,11 @@ def namespaces() -> dict:
     typeobj.QUALIFIED[nprandom.RandomState] = "numpy.random.mtrand.RandomState"
 
     random = Namespace("numpy.random", nprandom.members())
-    linalg = Namespace("numpy.linalg", functions.linalg_members())
+    linalg = Namespace("numpy.linalg", {**functions.linalg_members(), **extra.linalg_members()})
     members = functions.members()
+    members.update(extra.members())
     members.update({n: NpDType(t, True) for n, t in _DTYPES.items()})
+    members.update(True_=NpBool(True), False_=NpBool(False))
     members.update(pi=math.pi, e=math.e, inf=math.inf, nan=math.nan, newaxis=None,
                    random=random, linalg=linalg, ndarray=NDArray, dtype=_dtype,
                    set_printoptions=printopts.set_printoptions,

@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from .. import resources
+from .. import dtypes, resources
 
 #: numpy dtypes scripts may use (kinds b, i, u, f)
 _KINDS = "biuf"
@@ -237,7 +237,7 @@ class _NpInt(_NpScalar, int):
         return wrap(~self._np())
 
 
-class NpBool(_NpScalar):
+class NpBool(_NpScalar, dtypes.NumberLike):
     """``numpy.bool_`` (``np.True_``): truthy as a bool but not a ``bool`` (as in numpy),
     with numpy's arithmetic (``np.True_ + 1`` is ``np.int64(2)``)."""
 
@@ -269,6 +269,9 @@ class NpBool(_NpScalar):
 
     def __invert__(self):
         return NpBool(not self._v)
+
+    def torch_number(self):
+        return float(self._v)
 
 
 NpBool.__name__ = NpBool.__qualname__ = "numpy.bool"

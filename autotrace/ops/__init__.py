@@ -143,6 +143,8 @@ def wrap_scalar(value):
         t = _tensor_make(np.array(value, dtype=np.bool_), _BOOL)
     elif isinstance(value, int):
         t = _tensor_make(np.array(value, dtype=np.int64), dtypes.int64)
+    elif isinstance(value, dtypes.NumberLike):
+        return wrap_scalar(value.torch_number())
     else:
         t = _tensor_make(np.array(value, dtype=np.float64), _F64)
     t._wrapped = True
@@ -170,13 +172,13 @@ BadOperand.__name__ = BadOperand.__qualname__ = "TypeError"  # what scripts see:
 
 
 #: what a binary op accepts as ``other``; anything else is a BadOperand
-OPERANDS = (Tensor, bool, int, float)
+OPERANDS = (Tensor, bool, int, float, dtypes.NumberLike)
 
 
 def as_tensor_arg(value, name="other"):
     if isinstance(value, Tensor):
         return value
-    if isinstance(value, (bool, int, float)):
+    if isinstance(value, (bool, int, float, dtypes.NumberLike)):
         return wrap_scalar(value)
     raise BadOperand(f"expected Tensor as element 1 in argument 1, but got {type(value).__name__}")
 
@@ -400,7 +402,7 @@ def load():
         return
     _loaded = True
     from . import arith, unary, reduce, shape, indexing, linalg, nn, conv, norm, rnn, losses  # noqa: F401
-    from . import attention, convert, counting, einsum, feature_dropout, fills, mathops, matrix, put, scatter, similarity, sorting  # noqa: F401
+    from . import activations, adaptive_pool, attention, convert, counting, einsum, feature_dropout, fills, mathops, matrix, put, scatter, similarity, sorting, upsample  # noqa: F401
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
     Tensor._script_attrs = frozenset(

@@ -18,7 +18,7 @@ from . import kernels
 from . import (OPERANDS, RESULT, BadOperand, _type_word, as_tensor_arg, check_inplace, commit_inplace, export, make,
                op, wrap_scalar)
 
-_SCALARS = (bool, int, float)
+_SCALARS = (bool, int, float, dtypes.NumberLike)
 #: below this many elements (of either operand) _binary's memory check cannot trigger
 _SMALL = CHECK_BYTES_FROM // 16
 

@@ -276,7 +276,9 @@ def setitem(input, key, value):
     becomes CopySlices (edges: x's previous history, value's); on a leaf that requires
     grad it raises PyTorch's in-place error."""
     key = _arrays_as_tensors(_ranges_as_lists(key))
-    if not isinstance(value, OPERANDS):
+    if not isinstance(value, OPERANDS) or isinstance(value, dtypes.NumberLike) \
+            or getattr(type(value), "_np_type", None) in (np.float32, np.float16):
+        # torch takes numpy integers and float64 (a Python float) here, not np.bool_/float32/float16
         raise TypeError(f"can't assign a {type(value).__name__} to a torch.{input._dtype.legacy}")
     try:
         if grad_mode.enabled and input._requires_grad and input.grad_fn is None and _key_makes_view(key):

@@ -193,7 +193,17 @@ def CLAMP_MAX(ctx, g):
 def _num(v):
     if isinstance(v, Tensor):
         return v.item()
+    if isinstance(v, dtypes.NumberLike):
+        return v.torch_number()
     return v
+
+
+def _promoted(input, *bounds):
+    """``input``'s data in the result type of input and the number bounds (torch 2.13:
+    ``int_tensor.clamp(max=2.5)`` is float32, ``bool_tensor.clamp(max=2)`` int64)."""
+    x = input._data
+    dt = dtypes.result_type([input], [b for b in bounds if b is not None])
+    return (x if dt is input._dtype else x.astype(dt.np)), dt
 
 
 @export(torch=("clamp", "clip"), tensor=("clamp", "clip"))
@@ -205,14 +215,14 @@ def clamp(input, min=None, max=None):
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return _clamp_tensor(input, min, max)
     lo, hi = _num(min), _num(max)
-    x = input._data
+    x, dt = _promoted(input, lo, hi)
     out = x
     if lo is not None:
         out = np.maximum(out, x.dtype.type(lo))
     if hi is not None:
         out = np.minimum(out, x.dtype.type(hi))
     out = np.asarray(out, dtype=x.dtype)
-    return make(CLAMP, out, (input,), save={"self": input, "min": lo, "max": hi})
+    return make(CLAMP, out, (input,), save={"self": input, "min": lo, "max": hi}, dtype=dt)
 
 
 @op("clamp_tensor", "ClampBackward0", ("self", "min", "max"),
@@ -258,24 +268,36 @@ def _clamp_tensor(input, min, max):
 @export(torch=("clamp_min",), tensor=("clamp_min",))
 def clamp_min(input, min):
     lo = _num(min)
-    x = input._data
+    x, dt = _promoted(input, lo)
     return make(CLAMP_MIN, np.asarray(np.maximum(x, x.dtype.type(lo)), dtype=x.dtype), (input,),
-                save={"self": input, "min": lo})
+                save={"self": input, "min": lo}, dtype=dt)
 
 
 @export(torch=("clamp_max",), tensor=("clamp_max",))
 def clamp_max(input, max):
     hi = _num(max)
-    x = input._data
+    x, dt = _promoted(input, hi)
     return make(CLAMP_MAX, np.asarray(np.minimum(x, x.dtype.type(hi)), dtype=x.dtype), (input,),
-                save={"self": input, "max": hi})
+                save={"self": input, "max": hi}, dtype=dt)
+
+
+#: the C++ type names torch 2.13's in-place clamp with number bounds words a cast error in
+_CTYPE = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+          "bool": "bool", "float32": "float", "float64": "double"}
 
 
 for _n, _f in (("clamp", clamp), ("clip", clamp), ("clamp_min", clamp_min), ("clamp_max", clamp_max)):
     def _make_inplace(f):
         def method(self, *args, **kwargs):
             check_inplace(self)
-            return commit_inplace(self, f(self, *args, **kwargs))
+            res = f(self, *args, **kwargs)
+            bounds = list(args) + list(kwargs.values())
+            if res._dtype is not self._dtype and not any(isinstance(b, Tensor) for b in bounds) \
+                    and self._dtype.category < res._dtype.category:
+                word = {"float32": "Float", "float64": "Double", "int64": "Long"}.get(res._dtype.name, res._dtype.name)
+                raise RuntimeError(f"result type {word} can't be cast to the desired output type "
+                                   f"{_CTYPE.get(self._dtype.name, self._dtype.name)}")
+            return commit_inplace(self, res)
         return method
     export(tensor=(_n + "_",), name=_n + "_")(_make_inplace(_f))
 
@@ -355,7 +377,7 @@ def WHERE(ctx, g):
 _WHERE_SIGNATURES = ("Tensor condition", "Tensor condition, Tensor input, Tensor other, *, Tensor out = None",
                      "Tensor condition, Number self, Tensor other", "Tensor condition, Tensor input, Number other",
                      "Tensor condition, Number self, Number other")
-_OPERANDS = (Tensor, bool, int, float)
+_OPERANDS = (Tensor, bool, int, float, dtypes.NumberLike)
 
 
 @export(torch=("where",))

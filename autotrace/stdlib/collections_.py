@@ -341,6 +341,83 @@ def namedtuple(typename, field_names, *, rename=False, defaults=None, module=Non
     return cls
 
 
+class NamedTupleRecord(Record):
+    """Base of the types a script's ``class Point(NamedTuple):`` statement makes: a
+    namedtuple whose other class attributes (methods, constants) come from the class body."""
+
+    __slots__ = ()
+    _script_members: dict = {}
+
+    def _script_getattr(self, name):
+        v = Record._script_getattr(self, name)
+        if v is not NOT_FOUND:
+            return v
+        members = type(self)._script_members
+        if name in members:
+            from ..interpreter.classes import bind
+            return bind(members[name], self, type(self))
+        return NOT_FOUND
+
+
+def named_tuple_class(typename, annotated, ns, functional=False):
+    """``class typename(NamedTuple)`` as CPython's ``typing.NamedTupleMeta`` builds it: the
+    annotated names in order are the fields, their class-body values the defaults (a field
+    without one may not follow a field with one), every other body name a class member."""
+    from ..interpreter import typeobj
+    # a class body may annotate a name twice (one field); the functional form's names are checked by namedtuple
+    fields = list(annotated) if functional else list(dict.fromkeys(annotated))
+    defaults = {}
+    for f in fields:
+        if f in ns:
+            defaults[f] = ns[f]
+        elif defaults:
+            raise TypeError(f"Non-default namedtuple field {f} cannot follow default field"
+                            f"{'s' if len(defaults) > 1 else ''} {', '.join(defaults)}")
+    base = namedtuple(typename, fields, defaults=[defaults[f] for f in fields if f in defaults])
+    for k in ns:
+        if k.startswith("__") and k not in ("__doc__", "__module__", "__qualname__", "__annotations__"):
+            raise TypeError(f"defining {k} in a NamedTuple class is not supported by autotrace yet")
+    members = {k: v for k, v in ns.items() if k not in fields and not k.startswith("__")}
+    for k in members:
+        if k in ("_make", "_replace", "_asdict", "_fields", "_field_defaults", "_source"):
+            from ..interpreter.errors import ScriptAttributeError
+            raise ScriptAttributeError(f"Cannot overwrite NamedTuple attribute {k}")
+    public = {k: v for k, v in members.items() if not k.startswith("_")}
+    cls = type(typename, (NamedTupleRecord,), {
+        "__slots__": (), "_fields": base._fields, "_field_defaults": base._field_defaults,
+        "_script_members": members, "__module__": __name__,
+        # class-level reads (Config.SEED, Config.describe) of the body's public names
+        "_script_class_attrs": Record._script_class_attrs | frozenset(public), **public})
+    typeobj.EXPOSED.add(cls)
+    typeobj.QUALIFIED[cls] = f"__main__.{typename}"
+    add_containers((cls,))
+    return cls
+
+
+class NamedTupleForm:
+    """``typing.NamedTuple``: a base for ``class Point(NamedTuple): x: int`` (the class
+    statement builds a :class:`NamedTupleRecord` type) and the functional form
+    ``NamedTuple("Point", [("x", int), ("y", float)])``."""
+
+    __slots__ = ()
+    _script_attrs = frozenset()
+
+    def __call__(self, typename, fields=None, /):
+        pairs = [] if fields is None else list(take(fields))
+        names = []
+        for p in pairs:
+            if type(p) not in (tuple, list) or len(p) != 2:
+                raise TypeError("NamedTuple('Name', [(f0, t0), (f1, t1), ...]); each field is a (name, type) pair")
+            names.append(p[0])
+        return named_tuple_class(str(typename), [str(n) for n in names], {}, functional=True)
+
+    def __repr__(self):
+        return "<function NamedTuple>"
+
+
+NAMED_TUPLE = NamedTupleForm()
+
+
 def make_module() -> ScriptNamespace:
     register()
     return ScriptNamespace("collections", {"OrderedDict": OrderedDict, "defaultdict": defaultdict,

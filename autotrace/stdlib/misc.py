@@ -18,6 +18,7 @@ import time as _time
 
 from ..interpreter.builtins import ScriptNamespace
 from ..interpreter.limits import RT
+from .collections_ import NAMED_TUPLE
 
 _FUTURE = ("nested_scopes", "generators", "division", "absolute_import", "with_statement",
            "print_function", "unicode_literals", "barry_as_FLUFL", "generator_stop", "annotations")
@@ -120,7 +121,7 @@ def make_typing() -> ScriptNamespace:
     members = {n: TypingForm(f"typing.{n}") for n in _TYPING_FORMS}
     members.update(TYPE_CHECKING=False, cast=_cast, overload=_identity_decorator,
                    no_type_check=_identity_decorator, final=_identity_decorator, TypeVar=_typevar,
-                   Text=str, AnyStr=TypingForm("~AnyStr"))
+                   Text=str, AnyStr=TypingForm("~AnyStr"), NamedTuple=NAMED_TUPLE)
     return ScriptNamespace("typing", members)
 
 

@@ -100,9 +100,12 @@ def _functional_error(name, i, n, v):
 # tests/test_nn_library.py checks these lists against each module's MEMBERS.
 LAZY_NN = {
     "conv_layers": ("Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d",
-                    "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool2d"),
+                    "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"),
     "norm_layers": ("BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "Embedding"),
     "containers": ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Unflatten"),
+    "activation_layers": ("SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "Softsign", "Tanhshrink",
+                          "LogSigmoid"),
+    "upsample_layers": ("Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"),
     "rnn": ("RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU"),
 }
 LAZY_INIT = ("calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_", "dirac_",

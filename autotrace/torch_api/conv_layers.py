@@ -257,5 +257,30 @@ class AdaptiveAvgPool2d(Module):
         return f"output_size={self.output_size}"
 
 
+class _AdaptiveMaxPoolNd(Module):
+    """``nn.AdaptiveMaxPool1d/2d(output_size, return_indices=False)``."""
+    _script_attrs = Module._script_attrs | _POOL_ATTRS
+    _fn = None
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        object.__setattr__(self, "output_size", output_size)
+        object.__setattr__(self, "return_indices", return_indices)
+
+    def forward(self, input):
+        return F[self._fn](input, self.output_size, self.return_indices)
+
+    def _extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    _fn = "adaptive_max_pool1d"
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    _fn = "adaptive_max_pool2d"
+
+
 MEMBERS = {c.__name__: c for c in (Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, MaxPool1d, MaxPool2d,
-                                   AvgPool1d, AvgPool2d, AdaptiveAvgPool2d)}
+                                   AvgPool1d, AvgPool2d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d)}

@@ -201,9 +201,14 @@ empty.__name__ = "empty"
 def full(size, fill_value, *, dtype=None, requires_grad=False, device=None, layout=None, pin_memory=False):
     """``torch.full(size, fill_value)``: dtype inferred from the value (float32, int64, bool)."""
     _device.check(device)
+    value = _num(fill_value)
+    if isinstance(value, dtypes.NumberLike):
+        value = value.torch_number()
+    elif getattr(type(value), "_np_type", None) is not None:
+        value = value.item()      # a numpy scalar fills as the Python number it holds (np.float64 -> float32)
     if dtype is None:
-        dtype = dtypes.infer(_num(fill_value))
-    return _finish(np.full(_check_size(_size_arg((size,)), dtype.np.itemsize), _num(fill_value), dtype=dtype.np),
+        dtype = dtypes.infer(value)
+    return _finish(np.full(_check_size(_size_arg((size,)), dtype.np.itemsize), value, dtype=dtype.np),
                    dtype, requires_grad)
 
 
