@@ -107,16 +107,44 @@ def var_dims(x: np.ndarray, dims: tuple, keepdim: bool, correction: float, take_
 
 
 def _powf(x, y) -> np.ndarray:
-    """The C library's ``powf`` elementwise (ATen's scalar ``std::pow`` on floats); float64
-    pow rounded where there is no libm or the array is large."""
+    """The C library's ``powf`` elementwise (ATen's scalar ``std::pow`` on floats). numpy's
+    float32 power loop calls that same ``powf`` when the exponent is a whole array (with a
+    scalar exponent it takes shortcuts such as ``sqrt`` for 0.5, which round differently);
+    where a probe shows numpy's loop is not the C library's, each element is asked of
+    ``powf``; float64 pow rounded where there is no libm."""
     from .kernels import _libm
     fn = _libm("powf", 2)
     x = np.asarray(x, F32)
     yv = float(F32(y))
+    if fn is not None and _numpy_power_is_powf(fn):
+        with np.errstate(all="ignore"):
+            return np.power(x, np.full(x.shape, F32(yv)))
     if fn is None or x.size > 50_000:
         with np.errstate(all="ignore"):
             return np.power(x.astype(F64), yv).astype(F32)
     return np.array([fn(float(v), yv) for v in x.reshape(-1)], F32).reshape(x.shape)
+
+
+_POWER_PROBE: list = []
+
+
+def _numpy_power_is_powf(fn) -> bool:
+    """Whether numpy's float32 power loop gives the C library's ``powf`` bits, on a fixed
+    probe of 1,024 bases and 8 exponents (once per process)."""
+    if not _POWER_PROBE:
+        rng = np.random.default_rng(2013)
+        x = np.abs(rng.standard_normal(1024) * 8).astype(F32)
+        same = True
+        for y in (3.0, 0.5, 2.0, -1.0, 1.5, -0.5, 1 / 3, 2.5):
+            y32 = F32(y)
+            with np.errstate(all="ignore"):
+                got = np.power(x, np.full(x.shape, y32))
+            want = np.array([fn(float(v), float(y32)) for v in x], F32)
+            if not np.array_equal(got.view(np.uint32), want.view(np.uint32)):
+                same = False
+                break
+        _POWER_PROBE.append(same)
+    return _POWER_PROBE[0]
 
 
 def _lastdim_two(rows: np.ndarray) -> np.ndarray:
@@ -189,7 +217,7 @@ def vector_norm(x: np.ndarray, p: float, dims, keepdim: bool):
     big = [a for a in range(v.ndim) if v.shape[a] != 1]
     lastdim = [a for a in big if a in red] == big[len(big) - len([a for a in big if a in red]):]
     pf = F32(p)
-    if rows.shape[1] == 1:                     # one element per output: |x| (measured)
+    if rows.shape[1] == 1 and p != 0:          # one element per output: |x| (measured)
         out = np.abs(rows[:, 0])
     elif p == 2 and lastdim:
         out = _lastdim_two(rows)
