@@ -533,6 +533,7 @@ def members() -> dict:
     function is wrapped to accept ``out=`` (:func:`autotrace.ops.convert.with_out`)."""
     from .. import anomaly, device as dev, grad_mode
     from ..ops.convert import with_out
+    from ..ops import linalg_norm
     from ..ops.matrix import linalg_cross
     from . import legacy
     from .namespace import Namespace
@@ -550,7 +551,8 @@ def members() -> dict:
         "manual_seed": manual_seed, "initial_seed": initial_seed, "seed": seed,
         "get_rng_state": get_rng_state, "set_rng_state": set_rng_state, "Generator": Generator,
         "device": dev.device, "cuda": Namespace("torch.cuda", dev.cuda_members()),
-        "linalg": Namespace("torch.linalg", {"cross": linalg_cross}),
+        "linalg": Namespace("torch.linalg", {"cross": linalg_cross, "vector_norm": linalg_norm.vector_norm,
+                                             "matrix_norm": linalg_norm.matrix_norm, "norm": linalg_norm.linalg_norm}),
         "is_inference_mode_enabled": grad_mode.is_inference_mode_enabled,
         "set_default_dtype": set_default_dtype, "set_default_tensor_type": set_default_tensor_type,
         "is_anomaly_enabled": anomaly.is_anomaly_enabled,
