@@ -24,7 +24,9 @@ from autotrace.ops import cpu, kernels, mkl, sleef
 
 torch = require_torch()
 F32 = np.float32
-SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# derandomized: every run draws the same examples (a CI run is repeatable); widen a search by
+# running with a larger max_examples locally
+SETTINGS = settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
 
 def floats(lo=-30.0, hi=30.0):
@@ -514,6 +516,17 @@ def test_nll_cascade_matches_atens_loop(n, seed, p_ignore, weighted):
 
 
 # -- interpolate: linear and bilinear replay the kernels' fused multiply-adds ---------------------
+
+
+@pytest.mark.xfail(strict=True, reason="nearest-exact: for about 1% of (input, output) size pairs torch "
+                   "picks the other source index where (i + 0.5)·in/out is a whole number; its rule is not "
+                   "reproduced yet")
+def test_nearest_exact_index_on_whole_number_positions():
+    from autotrace.ops.upsample import interpolate
+    from autotrace.tensor import Tensor
+    x = np.arange(2, dtype=F32).reshape(1, 1, 2)
+    ours = interpolate(Tensor._make(x.copy()), mode="nearest-exact", size=41)._data
+    assert_bits(ours, torch.nn.functional.interpolate(T(x), mode="nearest-exact", size=41).numpy())
 
 
 @SETTINGS

@@ -23,6 +23,32 @@ def fma32(a, b, c) -> np.ndarray:
     a64 = np.asarray(a, F32).astype(F64)
     b64 = np.asarray(b, F32).astype(F64)
     c64 = np.asarray(c, F32).astype(F64)
+    with np.errstate(all="ignore"):
+        s = a64 * b64 + c64     # the product is exact; one float64 rounding
+        r = np.asarray(s.astype(F32))
+        # rounding s to float32 can be wrong only where s lies exactly on a float32 midpoint
+        # (the 29 bits float32 drops are 1000...0) or in float32's subnormal range: only
+        # those elements take the exact path
+        low = s.view(np.uint64) & _LOW29
+        unsure = (low == _HALF29)
+        unsure |= np.abs(s) < _TINY32
+        if unsure.any():
+            idx = np.flatnonzero(unsure)
+            shape = s.shape
+            pick = [np.broadcast_to(v, shape).reshape(-1)[idx] for v in (a64, b64, c64)]
+            r = np.array(r, F32, order="C")        # (reshape(-1) of a C-ordered copy is a view)
+            r.reshape(-1)[idx] = _fma32_exact(*pick)
+    return r.astype(F32, copy=False)
+
+
+_LOW29 = np.uint64((1 << 29) - 1)
+_HALF29 = np.uint64(1 << 28)
+_TINY32 = 2.0 ** -126
+
+
+def _fma32_exact(a64, b64, c64) -> np.ndarray:
+    """``a·b + c`` rounded once to float32 for float64 arrays holding float32 values: the
+    float64 sum corrected by its TwoSum error where it fell on a float32 midpoint."""
     p = a64 * b64
     with np.errstate(all="ignore"):
         s = p + c64
