@@ -243,17 +243,10 @@ class Recorder:
         return mapping
 
     def node_scalars(self, scalars: dict):
-        """``NodeRecord.scalars``: one shared read-only mapping per distinct set of the
-        Python numbers a node's op was given (a loop's ``x * 2`` nodes share one)."""
-        try:
-            key = tuple([(k, _NEG_ZERO if v.__class__ is float and v == 0.0 and _copysign(1.0, v) < 0
-                          else v.__class__, v) for k, v in scalars.items()])
-            hit = self._attr_cache.get(key)
-        except TypeError:
-            return MappingProxyType(scalars)
-        if hit is None:
-            hit = self._attr_cache[key] = MappingProxyType(scalars)
-        return hit
+        """``NodeRecord.scalars``: the Python numbers a node's op was given, as one shared
+        read-only mapping per distinct set (:meth:`intern_mapping`; a loop's ``x * 2`` nodes
+        share one)."""
+        return self.intern_mapping(scalars)
 
     def keep(self, array):
         return snapshot(array, self.value_limit) if self.keep_values else None

@@ -205,14 +205,16 @@ class GeneratorsMixin:
         return g
 
     def _gen_loop_else(self, node):
-        orelse, no = self.gen_block(node.orelse)
+        return self.gen_counted(*self.gen_block(node.orelse))
 
-        def finish(fr):
+    def gen_counted(self, run, n):
+        """:meth:`counted` for a generator-mode block: ``n`` steps, then ``run``."""
+        def c(fr):
             st = RT
-            st.steps += no
+            st.steps += n
             _tick(st)
-            return (yield from orelse(fr))
-        return finish
+            return (yield from run(fr))
+        return c
 
     def g_While(self, node):
         _site = self.site(node)
@@ -275,13 +277,7 @@ class GeneratorsMixin:
         return g
 
     def g_With(self, node):
-        body, nb = self.gen_block(node.body)
-
-        def run(fr):
-            st = RT
-            st.steps += nb
-            _tick(st)
-            return (yield from body(fr))
+        run = self.gen_counted(*self.gen_block(node.body))
         for item in reversed(node.items):
             run = self.gen_with_item(item, run)
         return run
