@@ -193,6 +193,7 @@ class Recorder:
         self._interned: dict = {}
         self._mappings: dict = {}
         self._attr_cache: dict = {}
+        self._scalar_cache: dict = {}
 
     def intern(self, value):
         """One shared copy of an equal tuple of names (records are read-only)."""
@@ -247,6 +248,17 @@ class Recorder:
         read-only mapping per distinct set (:meth:`intern_mapping`; a loop's ``x * 2`` nodes
         share one)."""
         return self.intern_mapping(scalars)
+
+    def node_scalar(self, name: str, value):
+        """:meth:`node_scalars` of ``{name: value}``, remembered per ``(name, type, value)``
+        (a loop's ``x * 2`` asks for the same one every time)."""
+        if value == 0 or value != value:      # -0.0 == 0.0 and nan != nan: not keys
+            return self.intern_mapping({name: value})
+        key = (name, value.__class__, value)
+        hit = self._scalar_cache.get(key)
+        if hit is None:
+            hit = self._scalar_cache[key] = self.intern_mapping({name: value})
+        return hit
 
     def keep(self, array):
         return snapshot(array, self.value_limit) if self.keep_values else None

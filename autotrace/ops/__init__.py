@@ -253,6 +253,37 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
     return t
 
 
+def make_number(op_, out, a, number, attrs=None, dtype=None, save_other=False):
+    """:func:`make` for ``op_(a, number)`` — ``self`` a tensor, ``other`` a Python number —
+    without wrapping the number as a 0-dim tensor: the node and its record are the ones
+    :func:`make` builds for the wrapped number (``(None, 0)`` in ``next_functions``, the
+    value in ``rec.scalars``). ``save_other`` saves ``{"self": None, "other": number}``, what
+    mul and div save when only ``a`` requires grad."""
+    t = _tensor_make(out, dtype)
+    if not grad_mode.enabled or not a._requires_grad or t._dtype.category != _FLOAT:
+        return t
+    fn = a.grad_fn
+    edge = (fn, a._output_nr) if fn is not None else (a._grad_accumulator(), 0)
+    if save_other:
+        saved = {"self": None, "other": _saved_number(number)}
+        names = _OTHER
+    else:
+        saved = None
+        names = ()
+    node = Node(op_, (edge, _NO_EDGE), saved, attrs or _NO_ATTRS, ((a._data.shape, a._dtype), None), 1, names,
+                t._data.shape, t._dtype.name)
+    t._requires_grad = True
+    t.grad_fn = node
+    rec = node.rec
+    if rec is not None:
+        active = _record.active
+        rec.scalars = active.node_scalar(op_.inputs[1], number)
+        if active.keep_values:
+            rec.value = active.keep(t._data)
+    return t
+
+
+_OTHER = ("other",)
 _FLOAT = dtypes.FLOAT
 _saved_number = SavedTensor.number
 

@@ -6,6 +6,8 @@ in torch 2.13; a Python number is wrapped as a 0-dim tensor, which is why ``x + 
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import numpy as np
 
 from .. import dtypes, grad_mode as _grad_mode
@@ -16,7 +18,7 @@ from ..resources import CHECK_BYTES_FROM, check_broadcast_size, check_bytes
 from .errors import broadcast_error
 from . import kernels
 from . import (OPERANDS, RESULT, BadOperand, _type_word, as_tensor_arg, check_inplace, commit_inplace, export, make,
-               op, wrap_scalar)
+               make_number, op, wrap_scalar)
 
 _SCALARS = (bool, int, float, dtypes.NumberLike)
 #: below this many elements (of either operand) _binary's memory check cannot trigger
@@ -66,6 +68,23 @@ def _binary(a, b):
     return a, b, ad, bd, dt
 
 
+def _number(a, b):
+    """``b`` as a numpy scalar of ``a``'s dtype when ``a <op> b`` may skip wrapping ``b``:
+    ``a`` a small float32/float64 tensor (not itself a wrapped number), ``b`` a Python
+    float, or an int of magnitude at most 2**53 (so the conversion is one rounding, as
+    int64 -> float is). The values are those :func:`_binary` gives. Else None."""
+    cb = b.__class__
+    if (cb is float or (cb is int and -_EXACT_INT <= b <= _EXACT_INT)) and a.__class__ is Tensor:
+        dt = a._dtype
+        if (dt is _F32 or dt is _F64) and not a._wrapped and a._data.size < _SMALL:
+            return dt.np.type(b)
+    return None
+
+
+_EXACT_INT = 2 ** 53
+_F32, _F64 = dtypes.float32, dtypes.float64
+
+
 def _result_dtype(a, b):
     """torch.result_type of two tensors, a wrapped Python number counting as a scalar."""
     if not a._wrapped:
@@ -83,6 +102,9 @@ def _arr(x):
     return x if type(x) is np.ndarray else np.asarray(x)
 
 
+#: ``{"alpha": 1}``, shared by the add/sub nodes that take the number path
+_ALPHA_1 = MappingProxyType({"alpha": 1})
+
 # -- add / sub -----------------------------------------------------------------------
 
 
@@ -97,6 +119,10 @@ def ADD(ctx, g):
 @export(torch=("add",), tensor=("add",))
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` (torch.add)."""
+    if alpha == 1:
+        bn = _number(input, other)
+        if bn is not None:
+            return make_number(ADD, _arr(input._data + bn), input, other, attrs=_ALPHA_1, dtype=input._dtype)
     a, b, ad, bd, dt = _binary(input, other)
     try:
         out = ad + bd if alpha == 1 else kernels.add_alpha(*np.broadcast_arrays(ad, bd), alpha)
@@ -116,6 +142,10 @@ def SUB(ctx, g):
 @export(torch=("sub", "subtract"), tensor=("sub", "subtract"))
 def sub(input, other, *, alpha=1):
     """``input - alpha * other`` (torch.sub). Subtracting bool tensors raises PyTorch's error."""
+    if alpha == 1:
+        bn = _number(input, other)
+        if bn is not None:
+            return make_number(SUB, _arr(input._data - bn), input, other, attrs=_ALPHA_1, dtype=input._dtype)
     a, b, ad, bd, dt = _binary(input, other)
     if a._dtype is dtypes.bool_ or b._dtype is dtypes.bool_:
         _bool_sub_error(a, b)
@@ -204,6 +234,9 @@ def _mul_number(g, number: float):
 def mul(input, other):
     """Elementwise product (torch.mul). Saves ``other`` when ``self`` needs a gradient
     and ``self`` when ``other`` does, as PyTorch does."""
+    bn = _number(input, other)
+    if bn is not None:
+        return make_number(MUL, _arr(input._data * bn), input, other, dtype=input._dtype, save_other=True)
     a, b, ad, bd, dt = _binary(input, other)
     try:
         out = ad * bd
@@ -236,6 +269,12 @@ def DIV_MODE(ctx, g):
 def div(input, other, *, rounding_mode=None):
     """``input / other`` (torch.div). Integer inputs give float32; ``rounding_mode``
     "trunc"/"floor" rounds and has a zero gradient."""
+    if rounding_mode is None:
+        bn = _number(input, other)
+        if bn is not None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out = input._data / bn
+            return make_number(DIV, _arr(out), input, other, dtype=input._dtype, save_other=True)
     a, b, ad, bd, dt = _binary(input, other)
     if rounding_mode is None:
         if dt.category != dtypes.FLOAT:
