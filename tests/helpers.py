@@ -49,3 +49,53 @@ def run_json(*args, **kw) -> dict:
         return json.loads(proc.stdout)
     except json.JSONDecodeError:
         raise AssertionError(f"no JSON (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}") from None
+
+
+# -- goldens that hold numbers ----------------------------------------------------------------
+#
+# autotrace computes as PyTorch does on the machine it runs on, and some of PyTorch's own
+# last bits depend on the CPU: Intel MKL's gemm and vector math take other code paths per CPU
+# vendor and instruction set, and ATen's kernels take 8- or 16-float vectors (AVX2 or AVX-512).
+# A golden explanation with training-loop numbers is therefore recorded per such platform:
+# the files next to the scenarios were recorded on AVX2 AMD (DEFAULT_PLATFORM); a platform
+# whose numbers differ keeps its own copy under tests/golden/platform/<key>/, each checked
+# against PyTorch on that platform when it was recorded.
+
+DEFAULT_PLATFORM = "avx2-amd"
+PLATFORM_GOLDENS = Path(__file__).resolve().parent / "golden" / "platform"
+
+
+def numerics_platform() -> str:
+    """``<ATen capability>-<CPU vendor>`` of this machine, e.g. ``avx512-intel``."""
+    from autotrace.ops import cpu
+
+    vendor = "unknown"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("vendor_id"):
+                    v = line.split(":", 1)[1].strip()
+                    vendor = {"GenuineIntel": "intel", "AuthenticAMD": "amd"}.get(v, v.lower())
+                    break
+    except OSError:
+        pass
+    return f"{cpu.CAPABILITY.lower()}-{vendor}"
+
+
+def check_golden(golden: Path, got: str, message=None) -> None:
+    """Assert ``got`` equals the golden file ``golden`` as recorded for this machine's
+    :func:`numerics_platform` (its copy under tests/golden/platform/<key>/ when there is one).
+    With UPDATE_GOLDEN set (or no golden yet) the golden is written first: the default file
+    on the default platform, else this platform's copy when it differs from the default."""
+    platform = numerics_platform()
+    own = PLATFORM_GOLDENS / platform / golden.name
+    if os.environ.get("UPDATE_GOLDEN") or not golden.exists():
+        if platform == DEFAULT_PLATFORM or not golden.exists():
+            golden.write_text(got)
+        elif got != golden.read_text():
+            own.parent.mkdir(parents=True, exist_ok=True)
+            own.write_text(got)
+        elif own.exists():
+            own.unlink()
+    expected = own.read_text() if platform != DEFAULT_PLATFORM and own.exists() else golden.read_text()
+    assert got == expected, message

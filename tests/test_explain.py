@@ -14,6 +14,7 @@ import pytest
 
 from autotrace import explain as E
 from autotrace import messages
+from helpers import check_golden
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.py"))
@@ -116,11 +117,7 @@ def test_every_number_in_the_json_explanation_is_the_engines(path):
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
 def test_golden_explain_text(path):
-    golden = path.with_suffix(".explain.txt")
-    got = render_text(E.explain(trace_of(path)))
-    if os.environ.get("UPDATE_GOLDEN") or not golden.exists():
-        golden.write_text(got)
-    assert got == golden.read_text()
+    check_golden(path.with_suffix(".explain.txt"), render_text(E.explain(trace_of(path))))
 
 
 # the scenarios of training-code shapes keep their Markdown and JSON explanation too
@@ -134,10 +131,7 @@ def test_golden_explain_markdown_and_json(name):
     path = ROOT / "scenarios" / f"{name}.py"
     ex = E.explain(trace_of(path))
     for suffix, got in ((".explain.md", explain_markdown.render(ex)), (".explain.json", explain_json.render(ex) + "\n")):
-        golden = path.with_suffix(suffix)
-        if os.environ.get("UPDATE_GOLDEN") or not golden.exists():
-            golden.write_text(got)
-        assert got == golden.read_text(), suffix
+        check_golden(path.with_suffix(suffix), got, suffix)
 
 
 def test_power_rule_says_why_75():

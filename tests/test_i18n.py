@@ -15,7 +15,7 @@ import pytest
 
 from autotrace import catalog, messages
 from autotrace import explain as E
-from helpers import ROOT, run_cli
+from helpers import ROOT, check_golden, run_cli
 
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.py"))
 
@@ -238,11 +238,8 @@ def test_a_bad_autotrace_lang_is_a_usage_error_unless_lang_is_given():
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
 @pytest.mark.parametrize("kind", ["txt", "md"])
 def test_golden_chinese_explain(path, kind):
-    golden = path.with_suffix(f".explain.zh.{kind}")
     got = explain_text(path, "zh") if kind == "txt" else explain_md(path, "zh")
-    if os.environ.get("UPDATE_GOLDEN") or not golden.exists():
-        golden.write_text(got)
-    assert got == golden.read_text()
+    check_golden(path.with_suffix(f".explain.zh.{kind}"), got)
 
 
 def test_the_library_default_is_english_whatever_the_locale(monkeypatch):
