@@ -149,14 +149,15 @@ def _numpy_power_is_powf(fn) -> bool:
 
 def _lastdim_two(rows: np.ndarray) -> np.ndarray:
     """ATen's contiguous last-dim 2-norm (``binary_kernel_reduce_lastdim``): per row, one
-    ``Vectorized<float>`` accumulator (``acc += x·x``, :data:`.cpu.FLOAT_LANES` lanes) over
+    ``Vectorized<float>`` accumulator (``acc += x·x``, :data:`.cpu.AVX2_FLOAT_LANES` lanes:
+    ``norm_stub`` has no AVX512 build, an AVX512 CPU runs the AVX2 one) over
     the whole vectors, its lanes added left to right, then the remaining ``r`` elements as
     GCC compiled the scalar loop: the first ``4·⌊r/4⌋`` as rounded squares added in order
     (an in-order vectorized reduction), the last ``r mod 4`` as fused ``fma(x, x, acc)``;
     then ``sqrt`` in float32."""
     from . import cpu
     from .fma import fma32
-    w = cpu.FLOAT_LANES
+    w = cpu.AVX2_FLOAT_LANES
     o, n = rows.shape
     full = n - n % w
     with np.errstate(all="ignore"):

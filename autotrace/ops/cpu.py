@@ -48,6 +48,10 @@ def _capability() -> str:
 CAPABILITY = _capability()
 #: lanes of ATen's Vectorized<float> in the kernels torch runs here
 FLOAT_LANES = 16 if CAPABILITY == AVX512 else 8
+#: lanes of Vectorized<float> in kernels registered without an AVX512 build (8 on every
+#: capability: the AVX2 build stands in for AVX512, and the default build's
+#: ``Vectorized<float>`` holds 32 bytes too)
+AVX2_FLOAT_LANES = 8
 
 
 def vector_spans(n: int, block: int):
