@@ -26,6 +26,11 @@ def require_torch():
 
 
 def autotrace_cmd() -> list[str]:
+    """The console script installed beside the interpreter running the tests (a venv's
+    python run without activating the venv), else the one on PATH, else the module."""
+    beside = Path(sys.executable).parent / "autotrace"
+    if beside.is_file():
+        return [str(beside)]
     exe = shutil.which("autotrace")
     if exe:
         return [exe]

@@ -39,3 +39,16 @@ def test_gelu_sign_of_a_saturated_zero_is_torchs():
     ref = torch.nn.functional.gelu(torch.from_numpy(x)).numpy()
     assert np.array_equal(np.signbit(ours), np.signbit(ref))
     np.testing.assert_allclose(ours, ref, rtol=1e-4, atol=1e-7)  # 1 + erf cancels near -3
+
+
+def test_gelu_of_contiguous_float32_is_onednns():
+    # oneDNN's AVX512 gelu_erf is replayed bit for bit; its AVX2 form is approximated
+    rng = np.random.default_rng(13)
+    x = np.concatenate([rng.standard_normal(5000) * s for s in (0.01, 1, 3, 10)]).astype(np.float32)
+    x = np.concatenate([x, np.array([np.inf, -np.inf, 1e-40, -1e-40, 5.5426, -5.5427, 3e38], np.float32)])
+    ours = gelu(Tensor._make(x, dtypes.float32))._data
+    ref = torch.nn.functional.gelu(torch.from_numpy(x)).numpy()
+    if cpu.ONEDNN_AVX512:
+        assert np.array_equal(ours.view(np.uint32), ref.view(np.uint32))
+    else:
+        np.testing.assert_allclose(ours, ref, rtol=1e-4, atol=1e-6)

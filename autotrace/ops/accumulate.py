@@ -109,9 +109,11 @@ def var_dims(x: np.ndarray, dims: tuple, keepdim: bool, correction: float, take_
 def _powf(x, y) -> np.ndarray:
     """The C library's ``powf`` elementwise (ATen's scalar ``std::pow`` on floats). numpy's
     float32 power loop calls that same ``powf`` when the exponent is a whole array (with a
-    scalar exponent it takes shortcuts such as ``sqrt`` for 0.5, which round differently);
-    where a probe shows numpy's loop is not the C library's, each element is asked of
-    ``powf``; float64 pow rounded where there is no libm."""
+    scalar exponent it takes shortcuts such as ``sqrt`` for 0.5, which round differently).
+    Where a probe shows numpy's loop is not the C library's (numpy built with AVX512
+    dispatch runs its own SIMD ``pow`` on a CPU that has it), each element is asked of
+    ``powf`` (about a microsecond each), up to :data:`POWF_PER_ELEMENT_MAX` elements;
+    past that, and where there is no libm, float64 pow rounded."""
     from .kernels import _libm
     fn = _libm("powf", 2)
     x = np.asarray(x, F32)
@@ -119,10 +121,14 @@ def _powf(x, y) -> np.ndarray:
     if fn is not None and _numpy_power_is_powf(fn):
         with np.errstate(all="ignore"):
             return np.power(x, np.full(x.shape, F32(yv)))
-    if fn is None or x.size > 50_000:
+    if fn is None or x.size > POWF_PER_ELEMENT_MAX:
         with np.errstate(all="ignore"):
             return np.power(x.astype(F64), yv).astype(F32)
-    return np.array([fn(float(v), yv) for v in x.reshape(-1)], F32).reshape(x.shape)
+    return np.array([fn(v, yv) for v in x.reshape(-1).tolist()], F32).reshape(x.shape)
+
+
+#: the most elements :func:`_powf` asks of the C library one by one
+POWF_PER_ELEMENT_MAX = 1 << 20
 
 
 _POWER_PROBE: list = []
@@ -149,14 +155,15 @@ def _numpy_power_is_powf(fn) -> bool:
 
 def _lastdim_two(rows: np.ndarray) -> np.ndarray:
     """ATen's contiguous last-dim 2-norm (``binary_kernel_reduce_lastdim``): per row, one
-    ``Vectorized<float>`` accumulator (``acc += x·x``, :data:`.cpu.FLOAT_LANES` lanes) over
+    ``Vectorized<float>`` accumulator (``acc += x·x``, :data:`.cpu.AVX2_FLOAT_LANES` lanes:
+    ``norm_stub`` has no AVX512 build, an AVX512 CPU runs the AVX2 one) over
     the whole vectors, its lanes added left to right, then the remaining ``r`` elements as
     GCC compiled the scalar loop: the first ``4·⌊r/4⌋`` as rounded squares added in order
     (an in-order vectorized reduction), the last ``r mod 4`` as fused ``fma(x, x, acc)``;
     then ``sqrt`` in float32."""
     from . import cpu
     from .fma import fma32
-    w = cpu.FLOAT_LANES
+    w = cpu.AVX2_FLOAT_LANES
     o, n = rows.shape
     full = n - n % w
     with np.errstate(all="ignore"):

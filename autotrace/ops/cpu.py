@@ -50,6 +50,25 @@ CAPABILITY = _capability()
 FLOAT_LANES = 16 if CAPABILITY == AVX512 else 8
 
 
+def _onednn_avx512() -> bool:
+    # oneDNN picks its JIT ISA from the CPU alone (``cpu_isa_traits``: avx512_core needs
+    # AVX512 F, BW, VL and DQ), capped only by its own ONEDNN_MAX_CPU_ISA / DNNL_MAX_CPU_ISA
+    cap = (os.environ.get("ONEDNN_MAX_CPU_ISA") or os.environ.get("DNNL_MAX_CPU_ISA") or "ALL").upper()
+    if cap not in ("ALL", "DEFAULT") and not cap.startswith(("AVX512", "AVX10")):
+        return False
+    flags = _cpu_flags()
+    return flags is not None and {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags
+
+
+#: whether the oneDNN primitives torch calls (float32 GELU) run their AVX512 JIT code; this
+#: ignores ATEN_CPU_CAPABILITY, as oneDNN does
+ONEDNN_AVX512 = _onednn_avx512()
+#: lanes of Vectorized<float> in kernels registered without an AVX512 build (8 on every
+#: capability: the AVX2 build stands in for AVX512, and the default build's
+#: ``Vectorized<float>`` holds 32 bytes too)
+AVX2_FLOAT_LANES = 8
+
+
 def vector_spans(n: int, block: int):
     """The ``(start, stop)`` ranges of a contiguous ``n``-element elementwise loop that
     ATen's ``cpu_kernel_vec`` runs through its vectorized function: each thread's chunk

@@ -15,7 +15,7 @@ import numpy as np
 from .. import diagnostics, dtypes
 from ..resources import check_count
 from ..tensor import Tensor, wrap_dim
-from . import cpu, kernels
+from . import cpu, kernels, onednn
 from . import FUNCTIONAL, RESULT, check_inplace, commit_inplace, export, make, op
 from .unary import relu, sigmoid, tanh, zeros_like_grad
 from .reduce import _mean
@@ -149,18 +149,24 @@ def GELU(ctx, g):
 
 @export(functional=("gelu",))
 def gelu(input, approximate="none"):
-    """GELU, ``x·Φ(x)`` or the tanh approximation (GeluBackward0)."""
+    """GELU, ``x·Φ(x)`` or the tanh approximation (GeluBackward0). Like torch 2.13, a
+    contiguous float32 tensor of more than one element takes oneDNN's ``gelu_erf``
+    (``Activation.cpp``, ``use_mkldnn``): on an AVX512 CPU its minimax form, bit for bit
+    (:func:`.onednn.gelu_erf_avx512`); else its Abramowitz-Stegun form ``S + S·erf`` with
+    ``S = 0.5x`` (fused), approximated here by float64 erf, whose saturated negatives
+    are +0. Other tensors take ATen's ``x·0.5·(1 + erf(x/√2))`` (-0 there)."""
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     x = input._data
     if approximate == "tanh":
         out = 0.5 * x * (1 + np.tanh(x.dtype.type(_SQRT2_PI) * (x + x.dtype.type(0.044715) * x * x * x)))
+    elif x.dtype == np.float32 and x.size > 1 and x.flags.c_contiguous:
+        if cpu.ONEDNN_AVX512:
+            out = onednn.gelu_erf_avx512(x)
+        else:
+            out = x * 0.5 * (1 + np_erf(x * x.dtype.type(_SQRT1_2))) + x.dtype.type(0)
     else:
         out = x * 0.5 * (1 + np_erf(x * x.dtype.type(_SQRT1_2)))
-        if cpu.CAPABILITY != cpu.AVX512:
-            # measured on torch 2.13: below AVX-512 (AVX2, DEFAULT) where erf saturates at -1
-            # the result is +0, as 0.5x + 0.5x·erf gives, not the -0 of 0.5x·(1 + erf)
-            out = out + x.dtype.type(0)
     return make(GELU, np.asarray(out, dtype=x.dtype), (input,), save={"self": input},
                 attrs={"approximate": approximate})
 

@@ -95,7 +95,8 @@ def _fma(a, b, c):
 def _bilinear(x, h0, h1, hl0, hl1, w0, w1, wl0, wl1):
     """torch 2.13's two CPU bilinear kernels. When ``oh + ow <= 128`` ATen takes its
     channels-last kernel: four weights ``h·w`` per output pixel, whole vectors of channels
-    (8 float32 on AVX2, 16 on AVX512; also for 3 channels on one thread) as ``fma(x00, w00, fma(x01, w01, fma(x11, w11,
+    (8 float32: ``UpSampleKernel.cpp`` registers no AVX512 build, so an AVX512 CPU runs the
+    AVX2 one; also for 3 channels on one thread) as ``fma(x00, w00, fma(x01, w01, fma(x11, w11,
     x10·w10)))`` and the remaining channels as ``((x01·w01 + x00·w00) + x10·w10) + x11·w11``
     with each addition fused. Otherwise its generic kernel interpolates along W first
     (``fma(x[h,w0], λw0, x[h,w1]·λw1)`` per source row), then along H the same way."""
@@ -110,7 +111,7 @@ def _bilinear(x, h0, h1, hl0, hl1, w0, w1, wl0, wl1):
     x00, x01, x10, x11 = at(h0, w0), at(h0, w1), at(h1, w0), at(h1, w1)
     out = _fma(x11, w11, _fma(x10, w10, _fma(x00, w00, x01 * w01)))
     c = x.shape[1]
-    nv = c - c % cpu.FLOAT_LANES if x.dtype == F32 else c - c % (cpu.FLOAT_LANES // 2)
+    nv = c - c % cpu.AVX2_FLOAT_LANES if x.dtype == F32 else c - c % (cpu.AVX2_FLOAT_LANES // 2)
     if nv:
         v = slice(None), slice(0, nv)
         out[v] = _fma(x00[v], w00, _fma(x01[v], w01, _fma(x11[v], w11, x10[v] * w10)))
