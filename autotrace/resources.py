@@ -200,7 +200,7 @@ def tune_allocator() -> bool:
     try:
         import ctypes
         mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
+    except (OSError, AttributeError, TypeError):      # no mallopt, or (Windows) no CDLL(None)
         return False
     mallopt.argtypes, mallopt.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
     ok = mallopt(_M_MMAP_THRESHOLD, 1 << 20) == 1

@@ -36,8 +36,9 @@ def fma32(a, b, c) -> np.ndarray:
     return out
 
 
-#: elements per block of :func:`fma32` and of the chunked SLEEF functions: a multiple of
-#: every vector block, small enough that a block's float64 temporaries stay in L2
+#: elements per block of :func:`fma32` and of the chunked SLEEF functions (elementwise, so
+#: the block size does not change a bit): small enough that a block's float64 temporaries
+#: stay in L2
 CHUNK = 1 << 14
 
 
