@@ -25,9 +25,9 @@ def fma32(a, b, c) -> np.ndarray:
     a, b, c = np.asarray(a, F32), np.asarray(b, F32), np.asarray(c, F32)
     shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
     n = math.prod(shape)
-    if n <= CHUNK:
+    if n <= CHUNK or not flat_ok((a, b, c), shape):
         return _fma32_block(a, b, c, shape)
-    a, b, c = (_flat(v, shape) for v in (a, b, c))
+    a, b, c = (v.reshape(()) if v.size == 1 else v.reshape(-1) for v in (a, b, c))
     out = np.empty(shape, F32)      # owns its data: see the note on _chunked in sleef.py
     flat = out.reshape(-1)
     for i in range(0, n, CHUNK):
@@ -42,13 +42,10 @@ def fma32(a, b, c) -> np.ndarray:
 CHUNK = 1 << 14
 
 
-def _flat(v: np.ndarray, shape) -> np.ndarray:
-    """``v`` as a 0-d array (one element) or a flat C-ordered array of ``shape``'s size."""
-    if v.size == 1:
-        return v.reshape(())
-    if v.shape != shape:
-        v = np.broadcast_to(v, shape)
-    return np.ascontiguousarray(v).reshape(-1)
+def flat_ok(arrays, shape) -> bool:
+    """Whether each array is a single element or C-contiguous of the whole ``shape``: then
+    a blocked result (C-ordered) is laid out as the one-pass result would be."""
+    return all(v.size == 1 or (v.shape == shape and v.flags.c_contiguous) for v in arrays)
 
 
 def _fma32_block(a, b, c, shape) -> np.ndarray:
@@ -69,6 +66,7 @@ def _fma32_block(a, b, c, shape) -> np.ndarray:
         unsure |= np.less_equal(np.abs(r), _TINY32)
         if unsure.any():
             idx = np.flatnonzero(unsure)
+            r = np.ascontiguousarray(r)        # (reshape(-1) of a C-ordered array is a view)
             pick = [np.broadcast_to(v, shape).reshape(-1)[idx].astype(F64) for v in (a, b, c)]
             r.reshape(-1)[idx] = _fma32_exact(*pick)
     return r

@@ -51,7 +51,9 @@ def _bits(x):
 
 def _chunked(fn):
     """``fn`` (elementwise, of float32 arrays that broadcast together) over flat blocks of
-    :data:`.fma.CHUNK` elements when the result is larger than one block.
+    :data:`.fma.CHUNK` elements when the result is larger than one block and every array
+    is one element or C-contiguous of the result's shape (others take one pass, so that
+    the result's memory order is numpy's, which later sums and views depend on).
 
     The result owns its data, as a numpy result does: numpy's temporary elision then
     computes ``x * result`` as ``result *= x``, and where both operands are NaN the
@@ -62,10 +64,9 @@ def _chunked(fn):
         shape = np.broadcast_shapes(*(a.shape for a in args))
         n = math.prod(shape)
         step = fma.CHUNK
-        if n <= step:
+        if n <= step or not fma.flat_ok(args, shape):
             return fn(*args)
-        flat = [a.reshape(()) if a.size == 1 else
-                np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1) for a in args]
+        flat = [a.reshape(()) if a.size == 1 else a.reshape(-1) for a in args]
         out = np.empty(shape, F32)
         flat_out = out.reshape(-1)
         for i in range(0, n, step):
