@@ -178,3 +178,30 @@ def check_sort(n: int, what: str = "a sort", along: int | None = None) -> None:
         cost = SORT_FACTOR * n * math.log2(row)
         if cost > max_flops:
             raise work_limit(cost, f"{what} of {n:,} elements")
+
+
+# ---------------------------------------------------------------------------
+# The C allocator. The float32 kernels (SLEEF's functions, fma32, randn's Box-Muller)
+# work through large arrays in cache-sized blocks, whose temporaries are a few hundred
+# KiB each. glibc's malloc maps blocks that size with mmap and returns them at free (or
+# trims its heap back to the system), so every block's temporaries fault their pages
+# in again: for randn(30_000_000) that is 400,000 page faults and half a second of
+# system time. The command line therefore serves blocks under 1 MiB from the heap and
+# lets the heap keep up to 32 MiB free; larger arrays are still mapped and returned.
+
+#: glibc's mallopt parameters
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+
+
+def tune_allocator() -> bool:
+    """Set glibc's mmap threshold to 1 MiB and its trim threshold to 32 MiB; False where
+    the C library has no ``mallopt`` (not glibc). For the command line: the settings
+    hold for the whole process."""
+    try:
+        import ctypes
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError, TypeError):      # no mallopt, or (Windows) no CDLL(None)
+        return False
+    mallopt.argtypes, mallopt.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
+    ok = mallopt(_M_MMAP_THRESHOLD, 1 << 20) == 1
+    return mallopt(_M_TRIM_THRESHOLD, 32 << 20) == 1 and ok

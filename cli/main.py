@@ -80,6 +80,8 @@ def main() -> None:
     """Console-script entry point: exit 2 for usage errors (Click's), 70 with a traceback
     for bugs in autotrace."""
     sys.stderr = _SafeStderr(sys.stderr)
+    from autotrace.resources import tune_allocator
+    tune_allocator()
     try:
         try:
             app(standalone_mode=True)

@@ -181,6 +181,25 @@ def test_pow_threads_split_the_vector_blocks():
     assert_bits(kernels.pow_scalar(x, 2.7), (T(x) ** 2.7).numpy())
 
 
+@pytest.mark.parametrize("offset", [-1, 0, 1, 37])
+def test_chunked_kernels_keep_torchs_bits_at_block_edges(offset):
+    # fma32 and the SLEEF functions take large arrays fma.CHUNK elements at a time; sizes
+    # around one and three blocks (three are also split between torch's threads)
+    from autotrace.ops import fma
+    for n in (fma.CHUNK + offset, 3 * fma.CHUNK + offset):
+        rng = np.random.default_rng(n)
+        x = (rng.standard_normal(n) * 12).astype(F32)
+        x[rng.integers(0, n, 7)] = [0.0, -0.0, np.inf, -np.inf, -104.5, 88.8, 1e-45]
+        assert_bits(kernels.sigmoid(x), torch.sigmoid(T(x)).numpy())
+        assert_bits(kernels.log_sigmoid(x), torch.nn.functional.logsigmoid(T(x)).numpy())
+        assert_bits(kernels.pow_scalar(np.abs(x), 2.7), (T(np.abs(x)) ** 2.7).numpy())
+        tx = T(x).requires_grad_()
+        y = torch.tanh(tx)
+        g = np.roll(x, 1) * F32(0.1)
+        y.backward(T(g))
+        assert_bits(kernels.tanh_backward(g, y.detach().numpy()), tx.grad.numpy())
+
+
 @SETTINGS
 @given(st.integers(0, 10 ** 6), st.integers(1, 300))
 def test_sleef_logf_is_within_one_ulp_with_ieee_specials(seed, n):

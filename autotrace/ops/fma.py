@@ -17,33 +17,64 @@ _INF32 = F32(np.inf)
 
 
 def fma32(a, b, c) -> np.ndarray:
-    """``a·b + c`` rounded once to float32 (broadcasting float32 arrays or scalars)."""
+    """``a·b + c`` rounded once to float32 (broadcasting float32 arrays or scalars): a
+    float32 array of the broadcast shape. Arrays of more than :data:`CHUNK` elements are
+    taken :data:`CHUNK` elements at a time (the float64 temporaries stay in cache)."""
     if _ndim(a) == 0 and _ndim(b) == 0 and _ndim(c) == 0:
         return _fma32_scalar(a, b, c)
-    a64 = np.asarray(a, F32).astype(F64)
-    b64 = np.asarray(b, F32).astype(F64)
-    c64 = np.asarray(c, F32).astype(F64)
+    a, b, c = np.asarray(a, F32), np.asarray(b, F32), np.asarray(c, F32)
+    shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
+    n = math.prod(shape)
+    if n <= CHUNK or not flat_ok((a, b, c), shape):
+        return _fma32_block(a, b, c, shape)
+    a, b, c = (v.reshape(()) if v.size == 1 else v.reshape(-1) for v in (a, b, c))
+    out = np.empty(shape, F32)      # owns its data: see the note on _chunked in sleef.py
+    flat = out.reshape(-1)
+    for i in range(0, n, CHUNK):
+        j = min(n, i + CHUNK)
+        flat[i:j] = _fma32_block(*(v if v.ndim == 0 else v[i:j] for v in (a, b, c)), (j - i,))
+    return out
+
+
+#: elements per block of :func:`fma32` and of the chunked SLEEF functions (elementwise, so
+#: the block size does not change a bit): small enough that a block's float64 temporaries
+#: stay in L2
+CHUNK = 1 << 14
+
+
+def flat_ok(arrays, shape) -> bool:
+    """Whether each array is a single element or C-contiguous of the whole ``shape``: then
+    a blocked result (C-ordered) is laid out as the one-pass result would be."""
+    return all(v.size == 1 or (v.shape == shape and v.flags.c_contiguous) for v in arrays)
+
+
+def _fma32_block(a, b, c, shape) -> np.ndarray:
+    """:func:`fma32` of float32 arrays broadcasting to ``shape``, in one pass of each step."""
     with np.errstate(all="ignore"):
-        s = a64 * b64 + c64     # the product is exact; one float64 rounding
-        r = np.asarray(s.astype(F32))
+        s = np.multiply(a, b, dtype=F64)     # the product is exact
+        if s.shape == shape:
+            np.add(s, c, out=s)                 # one float64 rounding
+        else:
+            s = np.add(s, c, dtype=F64)
+        r = s.astype(F32)
         # rounding s to float32 can be wrong only where s lies exactly on a float32 midpoint
-        # (the 29 bits float32 drops are 1000...0) or in float32's subnormal range: only
-        # those elements take the exact path
-        low = s.view(np.uint64) & _LOW29
-        unsure = (low == _HALF29)
-        unsure |= np.abs(s) < _TINY32
+        # (the 29 bits float32 drops are 1000...0) or in float32's subnormal range (|r| at
+        # most the smallest normal, where the midpoints sit higher): only those elements
+        # take the exact path
+        low = np.bitwise_and(s.view(np.uint64), _LOW29)
+        unsure = np.equal(low, _HALF29)
+        unsure |= np.less_equal(np.abs(r), _TINY32)
         if unsure.any():
             idx = np.flatnonzero(unsure)
-            shape = s.shape
-            pick = [np.broadcast_to(v, shape).reshape(-1)[idx] for v in (a64, b64, c64)]
-            r = np.array(r, F32, order="C")        # (reshape(-1) of a C-ordered copy is a view)
+            r = np.ascontiguousarray(r)        # (reshape(-1) of a C-ordered array is a view)
+            pick = [np.broadcast_to(v, shape).reshape(-1)[idx].astype(F64) for v in (a, b, c)]
             r.reshape(-1)[idx] = _fma32_exact(*pick)
-    return r.astype(F32, copy=False)
+    return r
 
 
 _LOW29 = np.uint64((1 << 29) - 1)
 _HALF29 = np.uint64(1 << 28)
-_TINY32 = 2.0 ** -126
+_TINY32 = F32(2.0 ** -126)
 
 
 def _fma32_exact(a64, b64, c64) -> np.ndarray:
