@@ -109,8 +109,31 @@ class NodeList:
             yield items[i].inputs
             i += 1
 
+    def templates(self) -> list:
+        """``[self.template(i) for i in range(len(self))]``, built a stretch at a time."""
+        out = list(self._items)
+        items = self._items
+        for start, stop, t0, t1 in self._segments:
+            out[start:stop] = items[t0:t1]
+        return out
+
+    def stretches(self) -> list:
+        """``(start, stop, t0)`` for consecutive stretches covering every id: records
+        ``start .. stop - 1`` repeat records ``t0 ..`` with ids inside that range shifted by
+        ``start - t0`` (``t0 == start``: stored as they are)."""
+        out = []
+        i = 0
+        for start, stop, t0, _ in self._segments:
+            if i < start:
+                out.append((i, start, i))
+            out.append((start, stop, t0))
+            i = stop
+        if i < len(self._items):
+            out.append((i, len(self._items), i))
+        return out
+
     def real(self, i):
-        """The stored record at ``i`` (None where folded)."""
+        """The stored record at ``i`` (None where folded); a list of them for a slice."""
         return self._items[i]
 
     def fold(self, start: int, stop: int, t0: int) -> None:
@@ -192,39 +215,48 @@ def _same_mapping(a, b) -> bool:
     return True
 
 
-def _node_matches(r: NodeRecord, t: NodeRecord, delta, lo, hi) -> bool:
-    if r.value is not None or r.leaf_value is not None or r.leaf_grad is not None:
-        return False
-    if t.value is not None or t.leaf_value is not None or t.leaf_grad is not None:
-        return False
-    # equal as tuples is equal field by field: these fields hold strings, ints, bools, None,
-    # tuples of ints or strings and the op, never floats (where 0.0 == -0.0) or mixed types
-    if _node_fields(r) != _node_fields(t):
-        return False
-    if not (_same_mapping(r.attrs, t.attrs) and _same_mapping(r.scalars, t.scalars)):
-        return False
-    ri, ti = r.inputs, t.inputs
-    if len(ri) != len(ti):
-        return False
-    for (j, nr), (tj, tnr) in zip(ri, ti):
-        if nr != tnr or j != _shift(tj, delta, lo, hi):
+def _nodes_match(rs: list, ts: list, delta, lo, hi) -> bool:
+    """Whether each record ``rs[k]`` repeats ``ts[k]`` (lists of one length): neither keeps
+    a number, every field but ``id`` is the same, input ids in ``[lo, hi)`` shifted by
+    ``delta``. One loop without a call per record or input (this runs after every pass)."""
+    for r, t in zip(rs, ts):
+        if r.value is not None or r.leaf_value is not None or r.leaf_grad is not None \
+                or t.value is not None or t.leaf_value is not None or t.leaf_grad is not None:
+            return False
+        # equal as tuples is equal field by field: these fields hold strings, ints, bools, None,
+        # tuples of ints or strings and the op, never floats (where 0.0 == -0.0) or mixed types
+        if _node_fields(r) != _node_fields(t):
+            return False
+        a, b = r.attrs, t.attrs
+        if a is not b and not _same_mapping(a, b):
+            return False
+        a, b = r.scalars, t.scalars
+        if a is not b and not _same_mapping(a, b):
+            return False
+        # (id, output index) pairs of ints (or None for the id): equal as tuples
+        if r.inputs != tuple([(j + delta if j is not None and lo <= j < hi else j, nr) for j, nr in t.inputs]):
             return False
     return True
 
 
-def _step_matches(s: StepRecord, t: StepRecord, delta, lo, hi) -> bool:
-    if s.node != _shift(t.node, delta, lo, hi):
-        return False
-    if s.before is not None or s.after is not None or s.fan_in is not None:
-        return False
-    if t.before is not None or t.after is not None or t.fan_in is not None:
-        return False
-    if len(s.grad_in) != len(t.grad_in) or len(s.grads_out) != len(t.grads_out):
-        return False
-    for grads in (s.grad_in, s.grads_out, t.grad_in, t.grads_out):
-        for g in grads:
-            if g is not None:
-                return False
+def _steps_match(ss: list, ts: list, delta, lo, hi) -> bool:
+    """Whether each step ``ss[k]`` repeats ``ts[k]`` (lists of one length): the node id
+    shifted as in :func:`_nodes_match`, no gradient, ``.grad`` or fan-in kept, the same
+    number of edges."""
+    for s, t in zip(ss, ts):
+        j = t.node
+        if s.node != (j + delta if j is not None and lo <= j < hi else j):
+            return False
+        if s.before is not None or s.after is not None or s.fan_in is not None \
+                or t.before is not None or t.after is not None or t.fan_in is not None:
+            return False
+        a, b, c, d = s.grad_in, t.grad_in, s.grads_out, t.grads_out
+        if len(a) != len(b) or len(c) != len(d):
+            return False
+        for grads in (a, b, c, d):
+            for g in grads:
+                if g is not None:
+                    return False
     return True
 
 
@@ -256,13 +288,11 @@ class Folder:
             return False
         delta = start - t0
         nodes = rec.nodes
-        for i in range(stop - start):
-            r, tr = nodes.real(start + i), nodes.real(t0 + i)
-            if r is None or tr is None or not _node_matches(r, tr, delta, t0, t1):
-                return False
-        for s, ts in zip(p.steps, tp.steps):
-            if not _step_matches(s, ts, delta, t0, t1):
-                return False
+        rs, ts = nodes.real(slice(start, stop)), nodes.real(slice(t0, t1))
+        if None in rs or None in ts or not _nodes_match(rs, ts, delta, t0, t1):
+            return False
+        if not _steps_match(p.steps, tp.steps, delta, t0, t1):
+            return False
         if [_shift(r, delta, t0, t1) for r in tp.roots] != list(p.roots) \
                 or [_shift(r, delta, t0, t1) for r in tp.inputs] != list(p.inputs):
             return False

@@ -252,13 +252,16 @@ class _Explainer:
                     edge.local = np.array(r, dtype=go.dtype).reshape(go.shape)
                     self._factors[(n.id, i)] = float(edge.local.item())
             return
+        # ndarray methods rather than np.all and a broadcast of an equal shape: this runs
+        # for most steps of a long graph
         with np.errstate(all="ignore"):
             try:
-                ratio = np.asarray(go, dtype=np.float64) / np.broadcast_to(upstream, go.shape).astype(np.float64)
+                up = upstream if upstream.shape == go.shape else np.broadcast_to(upstream, go.shape)
+                ratio = np.asarray(go, dtype=np.float64) / up.astype(np.float64)
             except ValueError:
                 ratio = None
-        if (ratio is not None and np.all(np.isfinite(ratio) | ~np.isfinite(go)) and np.all(upstream != 0)
-                and np.all(np.isfinite(upstream))):
+        if (ratio is not None and (np.isfinite(ratio) | ~np.isfinite(go)).all() and (upstream != 0).all()
+                and np.isfinite(upstream).all()):
             edge.local = ratio.astype(go.dtype)
             self._factors[(n.id, i)] = edge.local
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
+from itertools import chain
+from operator import attrgetter, itemgetter
 
 from ..messages import text as _t
 from ..trace import Trace
@@ -112,17 +114,33 @@ def _output_roots(trace: Trace):
     named = [(v.name, v.node) for v in trace.variables.values()
              if v.kind == "tensor" and v.grad_fn is not None and v.node is not None]
     unconsumed = {c for _, c in named}
-    for ins in _all_inputs(nodes):
-        for i, _ in ins:
-            if i in unconsumed:
+    stretches = getattr(nodes, "stretches", None)
+    if stretches is None:
+        for n in nodes:
+            for i, _ in n.inputs:
                 unconsumed.discard(i)
+    elif unconsumed:
+        # a repeated stretch consumes what the stretch it repeats does, shifted: one set of
+        # input ids per stored stretch, not a rebuilt record per node
+        recs = nodes.templates()
+        used = {}
+        for start, stop, t0 in stretches():
+            if t0 == start:
+                for n in recs[start:stop]:
+                    for i, _ in n.inputs:
+                        unconsumed.discard(i)
+                continue
+            t1 = t0 + (stop - start)
+            ids = used.get((t0, t1))
+            if ids is None:
+                ids = used[(t0, t1)] = set(map(_first, chain.from_iterable(map(_inputs, recs[t0:t1]))))
+            d = start - t0
+            for u in [u for u in unconsumed if (u in ids and not t0 <= u < t1) or (t0 <= u - d < t1 and u - d in ids)]:
+                unconsumed.discard(u)
     return [(name, c) for name, c in named if c in unconsumed]
 
 
-def _all_inputs(nodes):
-    """Every record's inputs in id order (a folded node list reads them in one pass)."""
-    each = getattr(nodes, "iter_inputs", None)
-    return each() if each is not None else (n.inputs for n in nodes)
+_first, _inputs = itemgetter(0), attrgetter("inputs")
 
 
 class _Tree:
@@ -137,19 +155,55 @@ class _Tree:
         self.depth = max(1, min(depth, (self.width - NOTE_ROOM) // 4))
         self.asked_depth = depth
         nodes = trace.nodes
-        source = getattr(nodes, "template", nodes.__getitem__)   # all fields but id and inputs
         height = self.height = array("q", bytes(8 * len(nodes)))  # longest path of inputs below each node
         order = array("q")
-        for c, ins in enumerate(_all_inputs(nodes)):
-            h = 0
-            for i, _ in ins:
-                if i is not None and i < c and height[i] >= h:
-                    h = height[i] + 1
-            height[c] = h
-            if not source(c).is_leaf:
-                order.append(c)
+        stretches = getattr(nodes, "stretches", None)
+        if stretches is None:
+            for c, n in enumerate(nodes):
+                self._add(c, n.inputs, n.is_leaf, order)
+        else:
+            recs = nodes.templates()
+            copies = {}
+            for start, stop, t0 in stretches():
+                if t0 != start:
+                    t1 = t0 + (stop - start)
+                    got = copies.get((t0, t1))
+                    if got is None:
+                        got = copies[(t0, t1)] = self._copyable(recs, t0, t1)
+                    if got is not False:
+                        # built like the stretch it repeats: the same heights, leaves at the same offsets
+                        height[start:stop] = height[t0:t1]
+                        d = start - t0
+                        order.extend([c + d for c in got])
+                        continue
+                for c in range(start, stop):
+                    n = recs[c]
+                    self._add(c, n.inputs if t0 == start else nodes.inputs_of(c), n.is_leaf, order)
         self.folds = find_folds(trace, order, innermost_calls(trace))
         self.fold_of = _FoldIndex(order, self.folds)
+
+    def _add(self, c, inputs, is_leaf, order):
+        """Node ``c``'s height from its inputs' (built before it); ``c`` onto ``order``
+        unless it is a leaf."""
+        height = self.height
+        h = 0
+        for i, _ in inputs:
+            if i is not None and i < c and height[i] >= h:
+                h = height[i] + 1
+        height[c] = h
+        if not is_leaf:
+            order.append(c)
+
+    @staticmethod
+    def _copyable(recs, t0, t1):
+        """The non-leaf ids of stored records ``t0 .. t1 - 1`` when each input of each is
+        None, before ``t0`` or an earlier one of them (so a shifted copy of the stretch has
+        the same heights); else False."""
+        for c in range(t0, t1):
+            for i, _ in recs[c].inputs:
+                if i is not None and not (i < t0 or t0 <= i < c):
+                    return False
+        return [c for c in range(t0, t1) if not recs[c].is_leaf]
 
     def _label(self, c, room):
         """The node's label cut to ``room`` columns: the name part whole, the source

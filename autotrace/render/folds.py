@@ -96,13 +96,12 @@ def find_folds(trace, order, call_of) -> list:
     outside nodes elsewhere)."""
     nodes = trace.nodes
     calls = trace.module_calls
-    # a repeated node record shares every field but its id and inputs with the record it
-    # repeats (autotrace/folding.py): read the key from that one, without rebuilding it
-    source = getattr(nodes, "template", nodes.__getitem__)
+    recs = stored_records(nodes)
+    inputs_of = getattr(nodes, "inputs_of", None) or (lambda c: nodes[c].inputs)
     ids = {}
     keys = array("q")
     for c in order:
-        n = source(c)
+        n = recs[c]
         k = call_of[c]
         key = (n.name, n.line, n.col, n.text, calls[k].module if k is not None else None)
         keys.append(ids.setdefault(key, len(ids)))
@@ -156,13 +155,13 @@ def find_folds(trace, order, call_of) -> list:
                     best = (cand, st, rr)
             _, st, r = best
             skip = 0
-            good = _consistent(nodes, order, st, p, r)
+            good = _consistent(recs, inputs_of, order, st, p, r)
             if good < MIN_FOLD and r > MIN_FOLD:
                 skip = 1
-                good = _consistent(nodes, order, st + p, p, r - 1)
+                good = _consistent(recs, inputs_of, order, st + p, p, r - 1)
             if good >= MIN_FOLD:
                 reps = Reps(order, st + skip * p, p, good)
-                lines = sorted({source(c).line for c in reps[-1] if source(c).line})
+                lines = sorted({recs[c].line for c in reps[-1] if recs[c].line})
                 folds.append(Fold(reps, tuple(lines)))
                 i = floor = st + (skip + good) * p
                 continue
@@ -190,28 +189,49 @@ def _boundary_ok(trace, order, call_of, st, end) -> bool:
 _NONE_SIG, _LEAF_SIG, _EXT_SIG = ("N",), ("L",), ("e",)
 
 
-def _access(nodes):
-    """(record of id, inputs of id) for ``nodes``: a folded NodeList is read without
-    rebuilding records (all fields but id and inputs come from the stored record)."""
-    return (getattr(nodes, "template", nodes.__getitem__),
-            getattr(nodes, "inputs_of", None) or (lambda c: nodes[c].inputs))
+def stored_records(nodes):
+    """Per node id, a record with every field of ``nodes[id]`` but ``id`` and ``inputs``:
+    a repeated record of a folded node list (autotrace/folding.py) is read from the one
+    it repeats, without rebuilding it."""
+    each = getattr(nodes, "templates", None)
+    return each() if each is not None else nodes
 
 
-def _consistent(nodes, order, st, p, count) -> int:
+def _consistent(recs, inputs_of, order, st, p, count) -> int:
     """How many leading repetitions of the ``count`` ones of length ``p`` from position
     ``st`` of ``order`` are wired alike (the first may differ where the later ones take
-    the carried state: it starts from an initial value). ``order`` is ascending."""
+    the carried state: it starts from an initial value). ``order`` is ascending;
+    ``recs``: :func:`stored_records`; ``inputs_of(id)``: the node's inputs."""
     if count < 2:
         return count
-    source, inputs_of = _access(nodes)
 
     def sig(k):
         """_signature of repetition k against repetition k - 1 (none for k == 0): the
-        positions of inputs inside either are found by bisection in the ascending order."""
+        positions of inputs inside either, found by subtraction where those positions
+        hold consecutive ids (the usual case), else by bisection."""
         lo = st + k * p
         hi = lo + p
         plo = lo - p if k else hi
+        first = plo if k else lo
         out = []
+        if order[hi - 1] - order[first] == hi - 1 - first:
+            base = order[lo]
+            back = -p if k else 0
+            for q in range(lo, hi):
+                s = []
+                for i, nr in inputs_of(order[q]):
+                    if i is None:
+                        s.append(_NONE_SIG)
+                        continue
+                    off = i - base
+                    if 0 <= off < p:
+                        s.append(("i", off, nr))
+                    elif back <= off < 0:
+                        s.append(("p", off + p, nr))
+                    else:
+                        s.append(_LEAF_SIG if recs[i].is_leaf else _EXT_SIG)
+                out.append(tuple(s))
+            return out
         for q in range(lo, hi):
             s = []
             for i, nr in inputs_of(order[q]):
@@ -226,10 +246,9 @@ def _consistent(nodes, order, st, p, count) -> int:
                 if j < lo and order[j] == i:
                     s.append(("p", j - plo, nr))
                     continue
-                s.append(_LEAF_SIG if source(i).is_leaf else _EXT_SIG)
+                s.append(_LEAF_SIG if recs[i].is_leaf else _EXT_SIG)
             out.append(tuple(s))
         return out
-
     base = sig(1)
     first = sig(0)
     for a, b in zip(first, base):
