@@ -66,3 +66,17 @@ def test_scalars_are_shared_and_typed():
     assert a is b and dict(a) == {"other": 2.0}
     c = rec.node_scalars({"other": 2})
     assert type(c["other"]) is int and c is not a
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["other", "self"]),
+                          st.one_of(st.booleans(), st.integers(-3, 3), st.sampled_from(
+                              [0.0, -0.0, 1.0, 1.000001, -2.5, math.nan, math.inf, -math.inf, 2.0 ** 53]))),
+                min_size=1, max_size=8))
+def test_one_scalar_mapping_equals_the_plain_one(cases):
+    rec = record.Recorder(keep_values=False)
+    for name, value in cases * 2:
+        got = rec.node_scalar(name, value)
+        assert _typed(got) == _typed({name: value})
+        if value == 0:
+            assert math.copysign(1, got[name]) == math.copysign(1, value)
