@@ -247,7 +247,11 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
             for name, x in zip(op_.inputs, inputs):
                 if x is not None and x._wrapped:
                     scalars[name] = x._data.item()
-            rec.scalars = _record.active.node_scalars(scalars)
+            active = _record.active
+            if len(scalars) == 1:
+                rec.scalars = active.node_scalar(*next(iter(scalars.items())))
+            else:
+                rec.scalars = active.node_scalars(scalars)
         if _record.active.keep_values:
             rec.value = _record.active.keep(t._data)
     return t

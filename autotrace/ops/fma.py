@@ -8,6 +8,7 @@ values, with a nonzero remainder).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -22,34 +23,44 @@ def fma32(a, b, c) -> np.ndarray:
     taken :data:`CHUNK` elements at a time (the float64 temporaries stay in cache)."""
     if _ndim(a) == 0 and _ndim(b) == 0 and _ndim(c) == 0:
         return _fma32_scalar(a, b, c)
-    a, b, c = np.asarray(a, F32), np.asarray(b, F32), np.asarray(c, F32)
-    shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
-    n = math.prod(shape)
-    if n <= CHUNK or not flat_ok((a, b, c), shape):
-        return _fma32_block(a, b, c, shape)
-    a, b, c = (v.reshape(()) if v.size == 1 else v.reshape(-1) for v in (a, b, c))
-    out = np.empty(shape, F32)      # owns its data: see the note on _chunked in sleef.py
-    flat = out.reshape(-1)
-    for i in range(0, n, CHUNK):
-        j = min(n, i + CHUNK)
-        flat[i:j] = _fma32_block(*(v if v.ndim == 0 else v[i:j] for v in (a, b, c)), (j - i,))
-    return out
+    return _fma32_arrays(a, b, c)
 
 
-#: elements per block of :func:`fma32` and of the chunked SLEEF functions (elementwise, so
-#: the block size does not change a bit): small enough that a block's float64 temporaries
-#: stay in L2
+#: elements per block of :func:`blocked` functions (elementwise, so the block size does
+#: not change a bit): small enough that a block's float64 temporaries stay in L2
 CHUNK = 1 << 14
 
 
-def flat_ok(arrays, shape) -> bool:
-    """Whether each array is a single element or C-contiguous of the whole ``shape``: then
-    a blocked result (C-ordered) is laid out as the one-pass result would be."""
-    return all(v.size == 1 or (v.shape == shape and v.flags.c_contiguous) for v in arrays)
+def blocked(fn):
+    """``fn`` (elementwise, of float32 arrays that broadcast together) over flat blocks of
+    :data:`CHUNK` elements when the result is larger than one block and every array is
+    one element or C-contiguous of the result's shape (others take one pass, so that the
+    result's memory order is numpy's, which later sums and views depend on).
+
+    The result owns its data, as a numpy result does: numpy's temporary elision then
+    computes ``x * result`` as ``result *= x``, and where both operands are NaN the
+    operand order decides which NaN survives (a view would change it)."""
+    @functools.wraps(fn)
+    def run(*args):
+        args = [np.asarray(a, F32) for a in args]
+        shape = np.broadcast_shapes(*(a.shape for a in args))
+        n = math.prod(shape)
+        if n <= CHUNK or not all(a.size == 1 or (a.shape == shape and a.flags.c_contiguous) for a in args):
+            return fn(*args)
+        flat = [a.reshape(()) if a.size == 1 else a.reshape(-1) for a in args]
+        out = np.empty(shape, F32)
+        flat_out = out.reshape(-1)
+        for i in range(0, n, CHUNK):
+            j = min(n, i + CHUNK)
+            flat_out[i:j] = fn(*(a if a.ndim == 0 else a[i:j] for a in flat))
+        return out
+    return run
 
 
-def _fma32_block(a, b, c, shape) -> np.ndarray:
-    """:func:`fma32` of float32 arrays broadcasting to ``shape``, in one pass of each step."""
+@blocked
+def _fma32_arrays(a, b, c) -> np.ndarray:
+    """:func:`fma32` of float32 arrays, in one pass of each step."""
+    shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
     with np.errstate(all="ignore"):
         s = np.multiply(a, b, dtype=F64)     # the product is exact
         if s.shape == shape:

@@ -18,9 +18,6 @@ the same bits, with every temporary small enough to stay in cache.
 
 from __future__ import annotations
 
-import functools
-import math
-
 import numpy as np
 
 from . import cpu, fma
@@ -47,33 +44,6 @@ def _f(x):
 
 def _bits(x):
     return _f(x).view(np.int32)
-
-
-def _chunked(fn):
-    """``fn`` (elementwise, of float32 arrays that broadcast together) over flat blocks of
-    :data:`.fma.CHUNK` elements when the result is larger than one block and every array
-    is one element or C-contiguous of the result's shape (others take one pass, so that
-    the result's memory order is numpy's, which later sums and views depend on).
-
-    The result owns its data, as a numpy result does: numpy's temporary elision then
-    computes ``x * result`` as ``result *= x``, and where both operands are NaN the
-    operand order decides which NaN survives (a view would change it)."""
-    @functools.wraps(fn)
-    def chunked(*args):
-        args = [_f(a) for a in args]
-        shape = np.broadcast_shapes(*(a.shape for a in args))
-        n = math.prod(shape)
-        step = fma.CHUNK
-        if n <= step or not fma.flat_ok(args, shape):
-            return fn(*args)
-        flat = [a.reshape(()) if a.size == 1 else a.reshape(-1) for a in args]
-        out = np.empty(shape, F32)
-        flat_out = out.reshape(-1)
-        for i in range(0, n, step):
-            j = min(n, i + step)
-            flat_out[i:j] = fn(*(a if a.ndim == 0 else a[i:j] for a in flat))
-        return out
-    return chunked
 
 
 # -- exponent helpers ------------------------------------------------------------------------
@@ -212,7 +182,7 @@ def _div(n, d):                       # dfdiv_vf2_vf2_vf2
 # -- the functions ----------------------------------------------------------------------------
 
 
-@_chunked
+@fma.blocked
 def expf(d) -> np.ndarray:
     """``xexpf`` (``Sleef_expf8_u10`` / ``Sleef_expf16_u10``)."""
     d = _f(d)
@@ -234,7 +204,7 @@ def expf(d) -> np.ndarray:
     return _f(u)
 
 
-@_chunked
+@fma.blocked
 def logf(d) -> np.ndarray:
     """``xlogf_u1`` (``Sleef_logf8_u10`` / ``Sleef_logf16_u10``)."""
     d = _f(d)
@@ -254,7 +224,7 @@ def logf(d) -> np.ndarray:
     return _f(r)
 
 
-@_chunked
+@fma.blocked
 def log1pf(d) -> np.ndarray:
     """``xlog1pf`` (``Sleef_log1pf8_u10`` / ``Sleef_log1pf16_u10``)."""
     d = _f(d)
@@ -317,7 +287,7 @@ def _expkf(d):
     return np.where(d[0] < F32(-104), F32(0), u).astype(F32)
 
 
-@_chunked
+@fma.blocked
 def powf(x, y) -> np.ndarray:
     """``xpowf`` (``Sleef_powf8_u10`` / ``Sleef_powf16_u10``), broadcasting ``x`` and ``y``."""
     x, y = np.broadcast_arrays(_f(x), _f(y))

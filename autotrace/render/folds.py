@@ -213,42 +213,37 @@ def _consistent(recs, inputs_of, order, st, p, count) -> int:
         hi = lo + p
         plo = lo - p if k else hi
         first = plo if k else lo
+        consecutive = order[hi - 1] - order[first] == hi - 1 - first
+        base = order[lo]
+        back = -p if k else 0
         out = []
-        if order[hi - 1] - order[first] == hi - 1 - first:
-            base = order[lo]
-            back = -p if k else 0
-            for q in range(lo, hi):
-                s = []
-                for i, nr in inputs_of(order[q]):
-                    if i is None:
-                        s.append(_NONE_SIG)
-                        continue
-                    off = i - base
-                    if 0 <= off < p:
-                        s.append(("i", off, nr))
-                    elif back <= off < 0:
-                        s.append(("p", off + p, nr))
-                    else:
-                        s.append(_LEAF_SIG if recs[i].is_leaf else _EXT_SIG)
-                out.append(tuple(s))
-            return out
         for q in range(lo, hi):
             s = []
             for i, nr in inputs_of(order[q]):
                 if i is None:
                     s.append(_NONE_SIG)
                     continue
-                j = bisect_left(order, i, lo, hi)
-                if j < hi and order[j] == i:
-                    s.append(("i", j - lo, nr))
-                    continue
-                j = bisect_left(order, i, plo, lo)
-                if j < lo and order[j] == i:
-                    s.append(("p", j - plo, nr))
-                    continue
+                if consecutive:
+                    off = i - base
+                    if 0 <= off < p:
+                        s.append(("i", off, nr))
+                        continue
+                    if back <= off < 0:
+                        s.append(("p", off + p, nr))
+                        continue
+                else:
+                    j = bisect_left(order, i, lo, hi)
+                    if j < hi and order[j] == i:
+                        s.append(("i", j - lo, nr))
+                        continue
+                    j = bisect_left(order, i, plo, lo)
+                    if j < lo and order[j] == i:
+                        s.append(("p", j - plo, nr))
+                        continue
                 s.append(_LEAF_SIG if recs[i].is_leaf else _EXT_SIG)
             out.append(tuple(s))
         return out
+
     base = sig(1)
     first = sig(0)
     for a, b in zip(first, base):
