@@ -119,3 +119,22 @@ def test_pass_folding_and_grad_resets_are_linear_in_the_passes(monkeypatch):
     (fold,) = ex.folds
     assert fold.rows[-1].values == [pytest.approx(0.059, abs=1e-3)]   # Adam: about lr per step
     assert np.isfinite([r.values[0] for r in fold.rows]).all()
+
+
+def test_jacobian_rows_walk_one_graph_with_other_numbers():
+    """autograd.grad over one retained graph with a different grad_outputs each time: one
+    graph, different numbers (neither "a new graph each iteration" nor "the same numbers")."""
+    torch = pytest.importorskip("torch")
+    src = ("import torch\nx = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\ny = x ** 3\n"
+           "rows = []\nfor i in range(3):\n    e = torch.zeros(3)\n    e[i] = 1.0\n"
+           "    (g,) = torch.autograd.grad(y, x, e, retain_graph=True)\n    rows.append(g)\n")
+    ex = _explain(src)
+    (fold,) = ex.folds
+    assert fold.remark.startswith("These 3 passes walk one graph again and again")
+    assert "same numbers" not in fold.remark and "builds a new graph" not in fold.remark
+    tx = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    jac = torch.autograd.functional.jacobian(lambda t: t ** 3, tx)
+    for k in range(3):                      # each pass's PowBackward0 passes on row k
+        (p,) = _explain(src, pass_number=k + 1).passes
+        (step,) = [s for s in p.steps if s.node_name == "PowBackward0"]
+        assert step.edges[0].grad.tolist() == jac[k].tolist()

@@ -145,10 +145,12 @@ def folds(passes, trace, g, events) -> list:
             lines = sorted({s.line for s in group[0].steps if s.line})
             f = Fold(first=group[0].number, last=group[-1].number, nodes=len(group[0].steps), lines=lines,
                      line=group[0].line, leaves=leaves, rows=rows)
-            # one graph walked again and again (retain_graph=True) or a new graph each time
+            # a new graph each iteration, or one graph walked again and again (retain_graph=True):
+            # with the same numbers each time (a stale loss) or not (Jacobian rows, other seeds)
             walked = len({tuple(trace.passes[p.number - 1].roots) for p in group}) == 1
-            f.remark = text("fold.retained" if walked else "fold.dynamic", count=len(group), nodes=f.nodes,
-                            first=f.first, last=f.last, lines=_ranges(lines), line=f.line or "?")
+            key = ("fold.retained" if same else "fold.walked") if walked else "fold.dynamic"
+            f.remark = text(key, count=len(group), nodes=f.nodes, first=f.first, last=f.last,
+                            lines=_ranges(lines), line=f.line or "?")
             out.append(f)
             i = j
         elif passes[i].error:
