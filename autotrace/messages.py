@@ -158,6 +158,8 @@ EN: dict[str, "str | Plural"] = {
 
     # -- training loops ------------------------------------------------------------------
     "fold.dynamic": "Each of the {count} iterations builds a new graph of {nodes} nodes from line(s) {lines}, which backward() at line {line} walks and frees (define-by-run). Pass {first} is explained above; the others repeat its steps with these numbers (‖g‖/‖p‖: norms of each leaf's gradient and value; a plain number for one element). --pass N shows pass N.",
+    "fold.retained": "These {count} passes walk one graph again and again: its {nodes} nodes, built once from line(s) {lines}, are walked by backward() at line {line} each time. Nothing in the graph changes, so every pass repeats pass {first}'s steps with the same numbers (explained above); only what happens outside the graph changes (the .grad it adds to, an optimizer's updates). Recompute the loss inside the loop to follow the new values. The table shows each pass (‖g‖/‖p‖: norms of each leaf's gradient and value; a plain number for one element). --pass N shows pass N.",
+    "fold.walked": "These {count} passes walk one graph again and again: its {nodes} nodes, built once from line(s) {lines}, are walked by the call at line {line} each time. Pass {first} is explained above; the others repeat its steps with these numbers (‖g‖/‖p‖: norms of each leaf's gradient and value; a plain number for one element). --pass N shows pass N.",
     "fold.heading": "Passes {first}–{last}: one graph structure, the numbers that change",
     "fold.col.pass": "pass",
     "fold.col.loss": "loss",

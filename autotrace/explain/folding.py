@@ -83,6 +83,9 @@ def collapse(steps, *, min_steps=RUN_MIN_STEPS, keep=RUN_KEEP, max_period=4) -> 
 # -- training loops ----------------------------------------------------------------------
 
 FOLD_MIN = 3        # consecutive passes of one structure folded into one explanation + a table
+# passes that repeat the very same numbers are shown compactly ("same steps and the same
+# numbers as pass 1", a few lines each); a run of at least this many is folded too
+FOLD_SAME_MIN = 6
 
 
 @dataclass
@@ -117,15 +120,14 @@ def folds(passes, trace, g, events) -> list:
 
     out, i = [], 0
     values = _param_values(events)
+    sigs = [structure(p) for p in passes]
     while i < len(passes):
         j = i + 1
-        sig = structure(passes[i])
-        while j < len(passes) and structure(passes[j]) == sig and not passes[j].error:
+        sig = sigs[i]
+        while j < len(passes) and sigs[j] == sig and not passes[j].error:
             j += 1
-        # passes repeating the very same numbers are shown compactly already ("same steps
-        # and the same numbers as pass 1")
         same = all(q.same_as is not None for q in passes[i + 1:j])
-        if j - i >= FOLD_MIN and not passes[i].error and not same:
+        if j - i >= (FOLD_SAME_MIN if same else FOLD_MIN) and not passes[i].error:
             group = passes[i:j]
             leaves = [s.output for s in group[0].steps if s.kind == "accumulate"]
             rows = []
@@ -143,12 +145,20 @@ def folds(passes, trace, g, events) -> list:
             lines = sorted({s.line for s in group[0].steps if s.line})
             f = Fold(first=group[0].number, last=group[-1].number, nodes=len(group[0].steps), lines=lines,
                      line=group[0].line, leaves=leaves, rows=rows)
-            f.remark = text("fold.dynamic", count=len(group), nodes=f.nodes, first=f.first, last=f.last,
+            # a new graph each iteration, or one graph walked again and again (retain_graph=True):
+            # with the same numbers each time (a stale loss) or not (Jacobian rows, other seeds)
+            walked = len({tuple(trace.passes[p.number - 1].roots) for p in group}) == 1
+            key = ("fold.retained" if same else "fold.walked") if walked else "fold.dynamic"
+            f.remark = text(key, count=len(group), nodes=f.nodes, first=f.first, last=f.last,
                             lines=_ranges(lines), line=f.line or "?")
             out.append(f)
             i = j
-        else:
+        elif passes[i].error:
             i += 1
+        else:
+            # a run starting later inside passes[i:j] ends at j too, is shorter, and repeats
+            # its numbers whenever this one does: none of them folds either
+            i = j
     return out
 
 

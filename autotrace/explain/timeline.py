@@ -10,6 +10,7 @@ from .numbers import fmt
 
 def _timeline(trace, passes):
     tl: dict = {}
+    hows: dict = {}         # (node, leaf) -> _reset_how(...): it reads the whole run's events
     for p, rec in zip(passes, trace.passes):
         if rec.kind != "backward":
             continue
@@ -21,7 +22,10 @@ def _timeline(trace, passes):
             if entries:
                 prev = entries[-1]
                 if not _same(prev.after, s.before):
-                    how = _reset_how(trace, int(s.node[1:]), s.output)
+                    key = (int(s.node[1:]), s.output)
+                    how = hows.get(key)
+                    if how is None:
+                        how = hows[key] = _reset_how(trace, *key)
                     reset = text("timeline.reset", before_pass=prev.pass_number, after_pass=p.number,
                                  leaf=s.output, old=fmt(prev.after), new=fmt(s.before), how=how)
             entries.append(TimelineEntry(p.number, s.before, s.increment, s.after, reset))

@@ -27,7 +27,7 @@ Contract with the engine and the torch namespace
   subclass with the :class:`~.classes.ScriptObject` mixin, and the class may define
   ``_script_class_getattr(cls, name)`` for class-level attributes such as
   ``Function.apply``). ``type(x)`` hands out only script classes, builtin types, the
-  classes listed in :data:`.typeobj.EXPOSED` and opaque :class:`~.typeobj.TypeName`\ s.
+  classes listed in :data:`.typeobj.EXPOSED` and opaque :class:`~.typeobj.TypeName` objects.
 * ``with`` accepts objects whose type has ``_script_context_manager = True``;
   ``__exit__`` is called even when a limit ends the run.
 * After a value is bound to a plain name the interpreter calls
