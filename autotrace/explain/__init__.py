@@ -56,20 +56,53 @@ def _explain(trace, *, of, wrt, pass_number, all_steps=False) -> Explanation:
     auto = getattr(trace, "implicit_root", None) if not of else None
     of = of or auto
     ex = _Explainer(trace)
-    passes = []
+    explained = []
     total = len(trace.passes)
     firsts = {}
-    for k, p in enumerate(trace.passes):
+    # with several passes, each is first explained light (numbers and targets: what
+    # comparing, folding, the timeline and the diagnostics read); the passes the
+    # explanation shows are then written out in full, so a long training loop folded into
+    # a table costs little more than its numbers
+    light = total > 1 and wrt is None
+
+    def explain_pass(k, light=False):
+        p = trace.passes[k]
         implicit = of if (of and k == 0 and p.line is None) else None
-        ep = ex.explain_pass(p, k + 1, total, implicit_of=implicit, auto=(
-            "stopped" if trace.error else "auto") if implicit and auto else None, all_steps=all_steps)
+        return ex.explain_pass(p, k + 1, total, implicit_of=implicit, auto=(
+            "stopped" if trace.error else "auto") if implicit and auto else None, all_steps=all_steps,
+                               light=light)
+
+    for k in range(total):
+        ep = explain_pass(k, light)
         sig = _Explainer.signature(ep) if total > 1 else None
         if sig in firsts and pass_number is None:
             ep.same_as = firsts[sig]
         else:
             firsts.setdefault(sig, ep.number)
-        passes.append(ep)
-    all_passes = list(passes)
+        explained.append(ep)
+    written = [not light] * total
+
+    def in_full(k):
+        """Pass k + 1 written out in full (explained again if it was explained light)."""
+        if not written[k]:
+            ep = explain_pass(k)
+            ep.same_as = explained[k].same_as
+            explained[k] = ep
+            written[k] = True
+        return explained[k]
+
+    fold_list = None
+    if light:
+        if pass_number is not None:
+            shown = [pass_number - 1] if 1 <= pass_number <= total else []
+        else:
+            fold_list = folds(explained, trace, ex.g, timeline_events(trace, explained, ex.g))
+            hidden = {n - 1 for f in fold_list for n in range(f.first + 1, f.last + 1)}
+            shown = [k for k in range(total) if k not in hidden]
+        for k in shown:
+            in_full(k)
+    all_passes = explained
+    passes = list(explained)
     timeline = _timeline(trace, passes)
     finals = {}
     params = getattr(trace, "parameters", {}) or {}
@@ -81,7 +114,8 @@ def _explain(trace, *, of, wrt, pass_number, all_steps=False) -> Explanation:
             if key.startswith("‹") or key in finals:     # a label no name reaches: the module's name
                 key = name if name not in finals else key
             finals.setdefault(key, v.grad)
-    diags = diagnose(trace, passes, timeline, ex.g, wrt=wrt, of=of)
+    diags = diagnose(trace, passes, timeline, ex.g, wrt=wrt, of=of, in_full=in_full)
+    passes = list(explained)        # diagnose may have written out more passes in full
     notes = _opening_notes(trace, auto, ex.g)
     if pass_number is not None:
         if not 1 <= pass_number <= total:
@@ -96,7 +130,6 @@ def _explain(trace, *, of, wrt, pass_number, all_steps=False) -> Explanation:
         if not any(c.leaf == wrt for p in passes for c in p.chains):
             notes.append(text("selection.no_leaf", name=wrt))
     events = timeline_events(trace, all_passes, ex.g)
-    fold_list = []
     if pass_number is not None:
         # the events of that iteration: the resets before it, the pass, what ran after it
         events = [e for e in events if e.pass_number == pass_number or
@@ -104,11 +137,12 @@ def _explain(trace, *, of, wrt, pass_number, all_steps=False) -> Explanation:
         timeline = {leaf: [e for e in entries if e.pass_number == pass_number]
                     for leaf, entries in timeline.items()}
     elif wrt is None:
-        fold_list = folds(all_passes, trace, ex.g, events)
+        if fold_list is None:
+            fold_list = folds(all_passes, trace, ex.g, events)
         passes, events, timeline = _fold(passes, events, timeline, fold_list)
         notes += branch_remarks(all_passes, trace.source)
     return Explanation(script=trace.script, stdout=trace.stdout, passes=passes, timeline=timeline,
-                       final_grads=finals, diagnostics=diags, notes=notes, events=events, folds=fold_list,
+                       final_grads=finals, diagnostics=diags, notes=notes, events=events, folds=fold_list or [],
                        total_passes=total)
 
 

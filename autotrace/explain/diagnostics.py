@@ -36,10 +36,13 @@ def _error_kind(message: str) -> str:
     return "other"
 
 
-def diagnose(trace, passes, timeline, g: _Graph, wrt=None, of=None) -> list:
+def diagnose(trace, passes, timeline, g: _Graph, wrt=None, of=None, in_full=None) -> list:
+    """The diagnostics of a run. ``passes``: the explained passes, some perhaps explained
+    light (see ``explain_pass``); ``in_full(k)`` writes pass k + 1 out in full where a
+    diagnostic needs its sentences."""
     diags: list[Diagnostic] = []
     diags += _error_diagnostics(trace, passes, g)
-    diags += _nan_diagnostics(trace, passes, g)
+    diags += _nan_diagnostics(trace, passes, g, in_full)
     diags += _accumulation_diagnostics(timeline, passes)
     diags += _nonleaf_diagnostics(trace, g)
     diags += _none_grad_diagnostics(trace, passes, g, wrt=wrt)
@@ -194,7 +197,7 @@ def _finite(a) -> bool:
     return bool(np.all(np.isfinite(a)))
 
 
-def _nan_diagnostics(trace, passes, g):
+def _nan_diagnostics(trace, passes, g, in_full=None):
     """One diagnostic per place (node, pass) where nan/inf is born: an edge's gradient is
     not finite at an element where the gradient arriving was finite. Passes that repeat an
     earlier one (same steps, same numbers) and nodes already reported are skipped; at most
@@ -230,7 +233,12 @@ def _nan_diagnostics(trace, passes, g):
                 if len(out) >= NAN_ORIGINS:
                     more += 1
                     continue
-                out.append(_nan_origin(trace, p, st, e, upb, born, node_id, g, ex))
+                fp, fst, fe = p, st, e
+                if in_full is not None:      # the rule's words: the pass written out in full
+                    fp = in_full(p.number - 1)
+                    fst = fp.steps[st.number - 1]
+                    fe = fst.edges[next(k for k, x in enumerate(st.edges) if x is e)]
+                out.append(_nan_origin(trace, fp, fst, fe, upb, born, node_id, g, ex))
     if more:
         out.append(Diagnostic(kind="nan.more", severity="info", line=None,
                               title=text("diag.nan.more", count=more), why=None, fix=None))

@@ -36,6 +36,7 @@ class _Graph:
     def __init__(self, trace):
         self.trace = trace
         self.nodes = trace.nodes
+        self._operands = {}     # (source text, op) -> operands: see operands()
         # a leaf is called by the name the tensor got first (NodeRecord.var_name: x, or
         # model.0.weight for a module's parameter), not by a variable bound later (a loop's
         # ``p``); when that first name now holds another tensor (``x = x * 2``), by the first
@@ -122,9 +123,17 @@ class _Graph:
         return n.value
 
     def operands(self, n):
-        """Source text of the op's operands in ``op.inputs`` order, or None."""
+        """Source text of the op's operands in ``op.inputs`` order, or None (a new dict
+        each call; parsed once per source text and op: a loop's nodes share both)."""
         if not n.text or n.op is None:
             return None
+        key = (n.text, id(n.op))     # ops are the op table's, alive for the whole run
+        if key not in self._operands:
+            self._operands[key] = self._parse_operands(n)
+        got = self._operands[key]
+        return dict(got) if got is not None else None
+
+    def _parse_operands(self, n):
         try:
             tree = ast.parse(n.text.strip(), mode="eval").body
         except SyntaxError:

@@ -31,7 +31,11 @@ class _Explainer:
 
     # -- one pass ----------------------------------------------------------------------
 
-    def explain_pass(self, p, number, total, implicit_of=None, auto=None, all_steps=False) -> Pass:
+    def explain_pass(self, p, number, total, implicit_of=None, auto=None, all_steps=False, light=False) -> Pass:
+        """Pass ``p`` (a PassRecord) explained. ``light``: only what is compared between
+        passes and read by folds, the timeline and diagnostics (the steps' numbers and
+        edge targets, no sentences, formulas, chains or table); :meth:`signature` of a
+        light pass equals the full one's."""
         g = self.g
         root_id = p.roots[0] if p.roots else None
         root_node = g.node(root_id)
@@ -70,9 +74,10 @@ class _Explainer:
         last = len(p.steps) - 1
         for k, s in enumerate(p.steps):
             out.steps.append(self.explain_step(s, k + 1, root_id, seed, p, failed=bool(p.error) and k == last,
-                                               detail=shown is None or k in shown))
-        out.chains = chains(self, p, out, root_id)
-        out.table = table_rows(out.steps, all_steps)
+                                               detail=shown is None or k in shown, light=light))
+        if not light:
+            out.chains = chains(self, p, out, root_id)
+            out.table = table_rows(out.steps, all_steps)
         return out
 
     def _signature(self, s):
@@ -90,7 +95,7 @@ class _Explainer:
             (s.node_name, s.statement, s.kind, _bits(s.upstream), tuple((e.target, _bits(e.grad)) for e in s.edges))
             for s in p.steps))
 
-    def explain_step(self, s, number, root_id, seed, p, failed=False, detail=True) -> Step:
+    def explain_step(self, s, number, root_id, seed, p, failed=False, detail=True, light=False) -> Step:
         g = self.g
         n = g.node(s.node)
         label = g.label(s.node)
@@ -150,13 +155,12 @@ class _Explainer:
         for i, (tid, nr) in enumerate(n.inputs):
             in_name = names[i] if i < len(names) else f"input{i}"
             go = s.grads_out[i] if i < len(s.grads_out) else None
+            src = operands.get(in_name)
             if tid is not None:
                 target = g.label(tid)
-                src = operands.get(in_name)
                 if src is not None and re.fullmatch(r"[A-Za-z_]\w*", src.strip()) and tid not in g.leaf_names:
                     target = src.strip()
             else:
-                src = operands.get(in_name)
                 target = _paren(src) if src else text("label.constant")
             edge = Edge(input=in_name, target=target, target_node=nid(tid) if tid is not None else None,
                         rule=None, numbers=None, formula=None, grad=go, local=None)
@@ -168,6 +172,9 @@ class _Explainer:
                     frozen = self._frozen_source(m.group(1)) if m else None
                     if frozen:
                         edge.target = m.group(1)
+                if light:
+                    step.edges.append(edge)
+                    continue
                 if in_name in n.scalars or _literal(src or "") is not None:
                     edge.note = text("label.no_input.number")
                 elif frozen:
@@ -177,6 +184,9 @@ class _Explainer:
                 step.edges.append(edge)
                 continue
             full = s.sum_back.get(i) if s.sum_back else None
+            if light:
+                step.edges.append(edge)
+                continue
             self.describe_edge(step, n, op, operands, edge, upstream, full if full is not None else go, i)
             if full is not None and go is not None:
                 # the op's output had the broadcast shape; the engine summed it back to the
@@ -189,6 +199,8 @@ class _Explainer:
                                           small=list(go.shape), dims=", ".join(map(str, dims)),
                                           sym=self._d(edge.target), value=fmt(go))
             step.edges.append(edge)
+        if light:
+            return step
         tids = [tid for tid, _ in n.inputs if tid is not None]
         for tid in set(tids):
             if tids.count(tid) > 1:
