@@ -290,6 +290,42 @@ def test_mkl_vector_math(x, name):
     assert_bits(getattr(kernels, name)(x), getattr(torch, name)(T(x)).numpy())
 
 
+_EDGE32 = [0x00000000, 0x80000000, 0x00000001, 0x80000001, 0x007fffff, 0x00800000, 0x3f800000,
+           0xbf800000, 0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000,
+           0x7fc12345, 0x7f800001, 0x41100000, 0x41100001, 0x39800000, 0x3a000000]
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["exp", "log", "sin", "cos", "tanh", "sqrt"])
+def test_mkl_one_element_call_is_the_array_call(name, dt):
+    """A one-element array takes MKL's one-element call (preallocated buffers): the same
+    bits as the array call on the same numbers (random bit patterns and edges, NaN
+    payloads included), in every one-element shape, and torch's for a 0-dim tensor."""
+    _need_mkl()
+    rng = np.random.default_rng(5)
+    if dt is np.float32:
+        pats = np.concatenate([np.array(_EDGE32, np.uint32), rng.integers(0, 2**32, 3000, dtype=np.uint64)
+                               .astype(np.uint32)])
+        xs = pats.view(np.float32)
+    else:
+        with np.errstate(invalid="ignore"):
+            edges = np.array(_EDGE32, np.uint32).view(np.float32).astype(np.float64)
+        xs = np.concatenate([edges, rng.integers(0, 2**64, 3000, dtype=np.uint64).view(np.float64)])
+    whole = mkl.vml(name, xs)
+    for i, v in enumerate(xs):
+        shape = [(), (1,), (1, 1)][i % 3]
+        x = np.full(shape, v, dt)
+        out = mkl.vml(name, x)
+        assert out.shape == shape and out.dtype == dt and out.flags.c_contiguous and out.flags.writeable
+        assert out.tobytes() == whole[i:i + 1].tobytes(), (name, v)
+        if i < 600 and dt is np.float32:
+            t = getattr(torch, name)(torch.from_numpy(np.array(v, dt))).numpy()
+            assert np.isnan(t) and np.isnan(out) or out.tobytes() == t.tobytes(), (name, v)
+    x = np.full((), 0.5, dt)
+    a = mkl.vml(name, x)
+    assert mkl.vml(name, x) is not a    # a fresh array each call
+
+
 @SETTINGS
 @given(st.integers(1, 40), st.integers(1, 70), st.integers(1, 40), st.booleans(), st.booleans())
 def test_mkl_matmul_with_transposed_operands(m, k, n, ta, tb):
