@@ -238,6 +238,22 @@ def test_tanh_backward(x):
     assert_bits(kernels.tanh_backward(g, y.detach().numpy()), tx.grad.numpy())
 
 
+@pytest.mark.parametrize("shape", [(), (1,), (5,), (3, 4), "T", "slice"])
+def test_tanh_backward_of_one_shape_passes_the_arrays_themselves(shape):
+    """TanhBackward0 skips ``np.broadcast_arrays`` for two arrays of one shape: it would
+    return those same arrays (0-dim, vectors, transposed and strided operands), so the
+    kernel gets the same objects."""
+    base = np.arange(40, dtype=F32) - 20
+    if shape == "T":
+        y, g = base[:12].reshape(4, 3).T, base[12:24].reshape(4, 3).T
+    elif shape == "slice":
+        y, g = base[:12:2], base[13:25:2]
+    else:
+        y, g = np.resize(base, shape), np.resize(base[::-1], shape)
+    gb, yb = np.broadcast_arrays(g, y)
+    assert gb is g and yb is y
+
+
 @SETTINGS
 @given(st.integers(1, 12), st.one_of(st.integers(1, 70), st.integers(70, 3000)), st.floats(0.01, 20))
 def test_softmax_last_dim(rows, n, scale):

@@ -133,7 +133,9 @@ def _tanh_backward(g, y):
 
     if grad_mode.enabled or g._data.dtype != np.float32 or y._data.dtype != np.float32:
         return g * (1 - y * y)
-    gd, yd = np.broadcast_arrays(g._data, y._data)
+    gd, yd = g._data, y._data
+    if type(gd) is not np.ndarray or type(yd) is not np.ndarray or gd.shape != yd.shape:
+        gd, yd = np.broadcast_arrays(gd, yd)   # (which returns arrays of one shape as they are)
     return Tensor._make(kernels.tanh_backward(gd, yd))
 
 
