@@ -326,3 +326,38 @@ print(q, q.requires_grad)
     assert ours[1] is None, ours[1]
     theirs = subprocess.run([sys.executable, "-c", src], capture_output=True, text=True, check=True).stdout
     assert ours[0] == theirs
+
+
+def test_pow_of_float32_tensors_by_python_numbers_matches_torch():
+    """``float32 tensor ** number`` (the float32 path without promotion): values, the
+    node's saved exponent and gradients as torch 2.13 prints them, over the exponent
+    forms the kernel special-cases and others, 0-dim and shaped, edge bases; float64,
+    int and bool exponents and integer tensors take the general path. (Not ±0.5: float64
+    ``x ** -0.5`` of -0.0 and -inf, and with it the gradient of ``x ** 0.5``, differ from
+    torch's rsqrt, with or without this path.)"""
+    import subprocess
+    import sys
+
+    from helpers import require_torch
+    require_torch()
+    src = """
+import torch
+torch.set_printoptions(precision=8)
+bases = [0.0, -0.0, 0.5, -1.5, 3.0, float('inf'), float('-inf'), float('nan'), 1e-20, 7e30]
+for e in (0, 1, 2, 3, -1, -2, 2.5, -3.25, 0.0, 2.0, 10**3, True):
+    for dt in (torch.float32, torch.float64):
+        x = torch.tensor(bases, dtype=dt, requires_grad=True)
+        y = x ** e
+        print(e, dt, y, y.grad_fn.name(), y.grad_fn._saved_exponent)
+        y.sum().backward()
+        print(x.grad)
+        s = torch.tensor(1.25, dtype=dt, requires_grad=True)
+        z = s ** e
+        z.backward()
+        print(z, s.grad)
+print(torch.tensor([2, 3]) ** 2, torch.tensor([2, 3]) ** 0.5, torch.tensor(2.0) ** torch.tensor(3.0))
+"""
+    ours = out(src)
+    assert ours[1] is None, ours[1]
+    theirs = subprocess.run([sys.executable, "-c", src], capture_output=True, text=True, check=True).stdout
+    assert ours[0] == theirs
