@@ -233,8 +233,25 @@ def _nodes_match(rs: list, ts: list, delta, lo, hi) -> bool:
         a, b = r.scalars, t.scalars
         if a is not b and not _same_mapping(a, b):
             return False
-        # (id, output index) pairs of ints (or None for the id): equal as tuples
-        if r.inputs != tuple([(j + delta if j is not None and lo <= j < hi else j, nr) for j, nr in t.inputs]):
+        # (id, output index) pairs of ints (or None for the id): equal as tuples; one and two
+        # inputs (nearly every record) without building a list
+        ri, ti = r.inputs, t.inputs
+        n = len(ti)
+        if n == 2:
+            (j, nj), (k, nk) = ti
+            if j is not None and lo <= j < hi:
+                j += delta
+            if k is not None and lo <= k < hi:
+                k += delta
+            if ri != ((j, nj), (k, nk)):
+                return False
+        elif n == 1:
+            (j, nj), = ti
+            if j is not None and lo <= j < hi:
+                j += delta
+            if ri != ((j, nj),):
+                return False
+        elif ri != tuple([(j + delta if j is not None and lo <= j < hi else j, nr) for j, nr in ti]):
             return False
     return True
 
@@ -245,7 +262,9 @@ def _steps_match(ss: list, ts: list, delta, lo, hi) -> bool:
     number of edges."""
     for s, t in zip(ss, ts):
         j = t.node
-        if s.node != (j + delta if j is not None and lo <= j < hi else j):
+        if j is not None and lo <= j < hi:
+            j += delta
+        if s.node != j:
             return False
         if s.before is not None or s.after is not None or s.fan_in is not None \
                 or t.before is not None or t.after is not None or t.fan_in is not None:
@@ -253,10 +272,18 @@ def _steps_match(ss: list, ts: list, delta, lo, hi) -> bool:
         a, b, c, d = s.grad_in, t.grad_in, s.grads_out, t.grads_out
         if len(a) != len(b) or len(c) != len(d):
             return False
-        for grads in (a, b, c, d):
-            for g in grads:
-                if g is not None:
-                    return False
+        for g in a:
+            if g is not None:
+                return False
+        for g in b:
+            if g is not None:
+                return False
+        for g in c:
+            if g is not None:
+                return False
+        for g in d:
+            if g is not None:
+                return False
     return True
 
 

@@ -238,6 +238,22 @@ def test_tanh_backward(x):
     assert_bits(kernels.tanh_backward(g, y.detach().numpy()), tx.grad.numpy())
 
 
+@pytest.mark.parametrize("shape", [(), (1,), (5,), (3, 4), "T", "slice"])
+def test_tanh_backward_of_one_shape_passes_the_arrays_themselves(shape):
+    """TanhBackward0 skips ``np.broadcast_arrays`` for two arrays of one shape: it would
+    return those same arrays (0-dim, vectors, transposed and strided operands), so the
+    kernel gets the same objects."""
+    base = np.arange(40, dtype=F32) - 20
+    if shape == "T":
+        y, g = base[:12].reshape(4, 3).T, base[12:24].reshape(4, 3).T
+    elif shape == "slice":
+        y, g = base[:12:2], base[13:25:2]
+    else:
+        y, g = np.resize(base, shape), np.resize(base[::-1], shape)
+    gb, yb = np.broadcast_arrays(g, y)
+    assert gb is g and yb is y
+
+
 @SETTINGS
 @given(st.integers(1, 12), st.one_of(st.integers(1, 70), st.integers(70, 3000)), st.floats(0.01, 20))
 def test_softmax_last_dim(rows, n, scale):
@@ -288,6 +304,42 @@ def _need_mkl():
 def test_mkl_vector_math(x, name):
     _need_mkl()
     assert_bits(getattr(kernels, name)(x), getattr(torch, name)(T(x)).numpy())
+
+
+_EDGE32 = [0x00000000, 0x80000000, 0x00000001, 0x80000001, 0x007fffff, 0x00800000, 0x3f800000,
+           0xbf800000, 0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000,
+           0x7fc12345, 0x7f800001, 0x41100000, 0x41100001, 0x39800000, 0x3a000000]
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["exp", "log", "sin", "cos", "tanh", "sqrt"])
+def test_mkl_one_element_call_is_the_array_call(name, dt):
+    """A one-element array takes MKL's one-element call (preallocated buffers): the same
+    bits as the array call on the same numbers (random bit patterns and edges, NaN
+    payloads included), in every one-element shape, and torch's for a 0-dim tensor."""
+    _need_mkl()
+    rng = np.random.default_rng(5)
+    if dt is np.float32:
+        pats = np.concatenate([np.array(_EDGE32, np.uint32), rng.integers(0, 2**32, 3000, dtype=np.uint64)
+                               .astype(np.uint32)])
+        xs = pats.view(np.float32)
+    else:
+        with np.errstate(invalid="ignore"):
+            edges = np.array(_EDGE32, np.uint32).view(np.float32).astype(np.float64)
+        xs = np.concatenate([edges, rng.integers(0, 2**64, 3000, dtype=np.uint64).view(np.float64)])
+    whole = mkl.vml(name, xs)
+    for i, v in enumerate(xs):
+        shape = [(), (1,), (1, 1)][i % 3]
+        x = np.full(shape, v, dt)
+        out = mkl.vml(name, x)
+        assert out.shape == shape and out.dtype == dt and out.flags.c_contiguous and out.flags.writeable
+        assert out.tobytes() == whole[i:i + 1].tobytes(), (name, v)
+        if i < 600 and dt is np.float32:
+            t = getattr(torch, name)(torch.from_numpy(np.array(v, dt))).numpy()
+            assert np.isnan(t) and np.isnan(out) or out.tobytes() == t.tobytes(), (name, v)
+    x = np.full((), 0.5, dt)
+    a = mkl.vml(name, x)
+    assert mkl.vml(name, x) is not a    # a fresh array each call
 
 
 @SETTINGS

@@ -291,3 +291,73 @@ def test_two_roots_on_one_node():
     p0, p1 = split(a, 3)
     g, = engine.grad([p0, p1], [a], [Tensor._make(np.ones(3)), Tensor._make(np.full(3, 2.0))])
     np.testing.assert_array_equal(g._data, [1, 1, 1, 2, 2, 2])
+
+
+def test_in_place_ops_on_0_dim_tensors_and_0_dim_views_match_torch():
+    """In-place arithmetic on a 0-dim tensor writes its one element (copied, not
+    broadcast): the values, the version counter, int/float/bool operands and nan/inf/-0.0, as torch 2.13 prints them."""
+    import subprocess
+    import sys
+
+    from helpers import require_torch
+    require_torch()
+    src = """
+import torch
+for dt in (torch.float32, torch.float64, torch.int64):
+    for v in (0.0, -0.0, 2.5, float('nan'), float('inf')) if dt != torch.int64 else (0, 3, -7):
+        x = torch.tensor(v, dtype=dt)
+        x += 1
+        x -= 2.5 if dt != torch.int64 else 2
+        x *= -1
+        print(dt, x, x._version)
+w = torch.tensor([1.0, 2.0, 3.0])
+p = w.sum()
+p -= 0.05 * torch.tensor(4.0)
+p += True
+print(w, p, p._version)
+q = torch.tensor(1.5, requires_grad=True)
+q.grad = torch.tensor(-0.0)
+with torch.no_grad():
+    q -= 0.05 * q.grad
+    q.mul_(2).add_(1).sub_(0.25)
+print(q, q.requires_grad)
+"""
+    ours = out(src)
+    assert ours[1] is None, ours[1]
+    theirs = subprocess.run([sys.executable, "-c", src], capture_output=True, text=True, check=True).stdout
+    assert ours[0] == theirs
+
+
+def test_pow_of_float32_tensors_by_python_numbers_matches_torch():
+    """``float32 tensor ** number`` (the float32 path without promotion): values, the
+    node's saved exponent and gradients as torch 2.13 prints them, over the exponent
+    forms the kernel special-cases and others, 0-dim and shaped, edge bases; float64,
+    int and bool exponents and integer tensors take the general path. (Not ±0.5: float64
+    ``x ** -0.5`` of -0.0 and -inf, and with it the gradient of ``x ** 0.5``, differ from
+    torch's rsqrt, with or without this path.)"""
+    import subprocess
+    import sys
+
+    from helpers import require_torch
+    require_torch()
+    src = """
+import torch
+torch.set_printoptions(precision=8)
+bases = [0.0, -0.0, 0.5, -1.5, 3.0, float('inf'), float('-inf'), float('nan'), 1e-20, 7e30]
+for e in (0, 1, 2, 3, -1, -2, 2.5, -3.25, 0.0, 2.0, 10**3, True):
+    for dt in (torch.float32, torch.float64):
+        x = torch.tensor(bases, dtype=dt, requires_grad=True)
+        y = x ** e
+        print(e, dt, y, y.grad_fn.name(), y.grad_fn._saved_exponent)
+        y.sum().backward()
+        print(x.grad)
+        s = torch.tensor(1.25, dtype=dt, requires_grad=True)
+        z = s ** e
+        z.backward()
+        print(z, s.grad)
+print(torch.tensor([2, 3]) ** 2, torch.tensor([2, 3]) ** 0.5, torch.tensor(2.0) ** torch.tensor(3.0))
+"""
+    ours = out(src)
+    assert ours[1] is None, ours[1]
+    theirs = subprocess.run([sys.executable, "-c", src], capture_output=True, text=True, check=True).stdout
+    assert ours[0] == theirs

@@ -218,3 +218,40 @@ def test_fold_search_is_linear_in_the_loop_length(monkeypatch):
 
     small, large = search(25), search(200)
     assert large < 8 * small * 1.5          # 8x the steps: about 8x the reads (64x before)
+
+
+def test_fold_check_of_inputs_and_steps_is_the_shift_of_every_id():
+    """The per-pass check's unrolled forms (one and two inputs, a step's edge lists)
+    decide as the plain statement does: each template id in ``[lo, hi)`` shifted by
+    ``delta``, None and ids outside it the same, on drawn ids at the range's edges."""
+    from hypothesis import given, settings, strategies as st
+
+    from autotrace.folding import _nodes_match, _steps_match
+    from autotrace.record import NodeRecord, StepRecord
+
+    lo, hi, delta = 10, 20, 10
+    ids = st.one_of(st.none(), st.sampled_from([0, 9, 10, 11, 19, 20, 21, 29, 30, 31]))
+    pairs = st.lists(st.tuples(ids, st.integers(0, 2)), max_size=3).map(tuple)
+
+    def shifted(j):
+        return j + delta if j is not None and lo <= j < hi else j
+
+    def node(inputs):
+        return NodeRecord(0, "MulBackward0", inputs, None, (), "float32")
+
+    @settings(max_examples=400, deadline=None, derandomize=True)
+    @given(pairs, pairs, st.booleans(), ids, ids,
+           st.lists(st.sampled_from([None, 0]), max_size=2), st.integers(0, 2))
+    def check(t_in, r_in, copy, tj, sj, grads, n_out):
+        if copy:
+            r_in = tuple((shifted(j), nr) for j, nr in t_in)
+        want = r_in == tuple((shifted(j), nr) for j, nr in t_in)
+        assert _nodes_match([node(r_in)], [node(t_in)], delta, lo, hi) is want
+        if copy:
+            sj = shifted(tj)
+        t = StepRecord(tj, [None], [None] * n_out)
+        s = StepRecord(sj, list(grads), [None] * n_out)
+        want = sj == shifted(tj) and len(grads) == 1 and grads[0] is None
+        assert _steps_match([s], [t], delta, lo, hi) is want
+
+    check()

@@ -35,20 +35,19 @@ _RAW_CMP = {"Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt,
 
 _NO_BIND = (int, float, bool, str, list, tuple, dict, set, frozenset, complex, range,
             type(None), ScriptFunction, CaughtException, ScriptGenerator, type)
-#: type -> True when it has an ``_on_bind`` method, None when not (reset every run, so
-#: that a method patched between runs is seen)
+#: type -> its ``_on_bind`` method, None when it has none (reset every run, so that a
+#: method patched between runs is seen). A store binding ``v`` calls
+#: ``_bget(type(v), _bind_slow)(v, name)`` when that is not None.
 _BIND: dict[type, object] = dict.fromkeys(_NO_BIND)
 _bget = _BIND.get
 
 
 def _bind_slow(v, name: str) -> None:
+    """The first binding of a value of a type not in :data:`_BIND`: decide, then bind."""
     tp = type(v)
-    h = _BIND.get(tp, _MISS)
-    if h is _MISS:
-        h = True if mro_lookup(tp, "_on_bind", _MISS) is not _MISS else None
-        _BIND[tp] = h
+    h = _BIND[tp] = tp._on_bind if mro_lookup(tp, "_on_bind", _MISS) is not _MISS else None
     if h is not None:
-        tp._on_bind(v, name)
+        h(v, name)
 
 
 def reset_caches() -> None:

@@ -176,8 +176,9 @@ class FlowMixin:
                     if st.steps > st.check_at:
                         st.tick()
                     G[name] = v
-                    if _bget(type(v), 1) is not None:
-                        _bind_slow(v, name)
+                    h = _bget(type(v), _bind_slow)
+                    if h is not None:
+                        h(v, name)
                     body(fr)
                 return finish(fr)
             return ex

@@ -38,8 +38,9 @@ class NamesMixin:
 
             def st(fr, v):
                 G[name] = v
-                if _bget(type(v), 1) is not None:
-                    _bind_slow(v, name)
+                h = _bget(type(v), _bind_slow)
+                if h is not None:
+                    h(v, name)
             return st
         if kind == "local":
             i = r[1]
@@ -51,8 +52,9 @@ class NamesMixin:
                 for _ in range(depth):
                     f = f[0]
                 f[i] = v
-                if _bget(type(v), 1) is not None:
-                    _bind_slow(v, name)
+                h = _bget(type(v), _bind_slow)
+                if h is not None:
+                    h(v, name)
             return st
         if not hook:
             def st(fr, v):
@@ -61,8 +63,9 @@ class NamesMixin:
 
         def st(fr, v):
             fr[i] = v
-            if _bget(type(v), 1) is not None:
-                _bind_slow(v, name)
+            h = _bget(type(v), _bind_slow)
+            if h is not None:
+                h(v, name)
         return st
 
     def unbind_name(self, name: str):

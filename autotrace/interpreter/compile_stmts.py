@@ -83,8 +83,9 @@ class StatementsMixin:
                         _site
                     v = vev(fr)
                     G[name] = v
-                    if _bget(type(v), 1) is not None:
-                        _bind_slow(v, name)
+                    h = _bget(type(v), _bind_slow)
+                    if h is not None:
+                        h(v, name)
                 return ex
             if r[0] == "local":
                 i = r[1]
@@ -94,8 +95,9 @@ class StatementsMixin:
                         _site
                     v = vev(fr)
                     fr[i] = v
-                    if _bget(type(v), 1) is not None:
-                        _bind_slow(v, name)
+                    h = _bget(type(v), _bind_slow)
+                    if h is not None:
+                        h(v, name)
                 return ex
         stores = [self.store(t) for t in targets]
         if len(stores) == 1:
@@ -146,8 +148,9 @@ class StatementsMixin:
                     _S.current = _site
                     v = raw(cur, c)
                     G[name] = v
-                    if _bget(type(v), 1) is not None:
-                        _bind_slow(v, name)
+                    h = _bget(type(v), _bind_slow)
+                    if h is not None:
+                        h(v, name)
                 return ex
             load = self.load_name(target.id, self.lazy_site(target))
             store = self.store(target)

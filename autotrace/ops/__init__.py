@@ -372,7 +372,7 @@ def commit_inplace(t: Tensor, result: Tensor) -> Tensor:
     saved = node.saved if node is not None else None
     if saved:
         _resave_for_inplace(t, saved)
-    if t._data.ndim == 0 or t._data.shape != data.shape:
+    if t._data.shape != data.shape:
         try:
             t._data[...] = np.broadcast_to(data, t._data.shape)
         except ValueError:

@@ -468,6 +468,13 @@ def POW_SCALAR_BASE(ctx, g):
 def pow(input, exponent):
     """``input ** exponent`` (torch.pow): PowBackward0 for a number exponent,
     PowBackward1 for a tensor exponent, PowBackward2 for a number base."""
+    te = type(exponent)
+    if (te is int or te is float) and type(input) is Tensor and input._dtype is dtypes.float32 \
+            and input._data.dtype == np.float32:
+        # a float32 tensor to a Python int or float power: the result is float32 (no promotion),
+        # and the float32 kernel ignores floating-point errors itself
+        return make(POW, _arr(kernels.pow_scalar(input._data, exponent)), (input,),
+                    save={"self": input, "exponent": exponent}, dtype=input._dtype)
     if isinstance(input, _SCALARS):
         return _scalar_base_pow(input, exponent)
     if isinstance(exponent, _SCALARS):

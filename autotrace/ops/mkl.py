@@ -16,6 +16,7 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+from threading import get_ident
 
 import numpy as np
 
@@ -87,6 +88,13 @@ def available() -> bool:
 def vml(name: str, x: np.ndarray):
     """``name`` (exp, log, sin, cos, tanh, sqrt) of a float32 or float64 array through MKL's
     vector math, or None."""
+    if x.size == 1:
+        one = _one.get((x.dtype, name, get_ident()))
+        if one is not None:
+            call, src, dst, src_at, dst_at = one
+            src[...] = x
+            call(1, src_at, dst_at)
+            return dst.reshape(x.shape).copy()
     lib = _load()
     kind = _TYPES.get(x.dtype)
     if lib is None or kind is None or x.size == 0:
@@ -99,10 +107,23 @@ def vml(name: str, x: np.ndarray):
         fn.argtypes = (ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
         fn.restype = None
     fn(a.size, a.ctypes.data, out.ctypes.data)
+    if a.size == 1:
+        _one_element(fn, x.dtype, name)
     return out.reshape(x.shape)
 
 
 _vml_fns: dict = {}   # (prefix, name) -> the MKL function, its argument types set once
+#: (dtype, name, thread) -> the one-element call: the function, a one-element input and
+#: output buffer of that thread and their addresses (ctypes' pointer conversions cost more
+#: than MKL's work on one number)
+_one: dict = {}
+_ONE_CALL = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+
+
+def _one_element(fn, dtype, name: str) -> None:
+    call = _ONE_CALL(ctypes.cast(fn, ctypes.c_void_p).value)
+    src, dst = np.empty(1, dtype), np.empty(1, dtype)
+    _one[(dtype, name, get_ident())] = (call, src, dst, src.ctypes.data, dst.ctypes.data)
 
 
 def _strides(x: np.ndarray) -> tuple:
