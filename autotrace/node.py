@@ -73,8 +73,11 @@ class SavedTensor:
     __slots__ = ("tensor", "data", "counter", "version", "is_output", "requires_grad", "output_nr")
 
     def __init__(self, tensor, is_output: bool = False):
-        self.counter = tensor._version_counter
-        self.version = self.counter.value
+        counter = tensor._counter   # tensor._version_counter, without the property call
+        if counter is None:
+            counter = tensor._counter = VersionCounter()
+        self.counter = counter
+        self.version = counter.value
         self.is_output = is_output
         if is_output:
             self.tensor = None

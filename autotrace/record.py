@@ -277,9 +277,9 @@ class Recorder:
     def fixed_attrs(self, attrs, save_other: bool = False):
         """:meth:`node_attrs` of a node whose ``attrs`` is None or a read-only mapping that
         lives as long as the process (``{"alpha": 1}`` of add and sub) and which saves
-        nothing, or with ``save_other`` saves ``{"self": None, "other": <number>}`` (as
-        ``make_number`` does; ``self`` is then an attr). Remembered per (``attrs`` object,
-        ``save_other``)."""
+        nothing but tensors, or with ``save_other`` saves ``{"self": None, "other":
+        <number>}`` (as ``make_number`` does; ``self`` is then an attr). Remembered per
+        (``attrs`` object, ``save_other``)."""
         key = (id(attrs), save_other)
         hit = self._fixed_attrs.get(key)
         if hit is None:

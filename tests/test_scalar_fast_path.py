@@ -189,3 +189,88 @@ def test_no_recorder_no_grad_mode():
             assert (x * 3).grad_fn is None and not (x + x)._requires_grad
     finally:
         record.active = prev
+
+
+# -- scripts: shared saved numbers, lazily made version counters -------------------------
+
+SCRIPTS = [
+    # a shared saved number: an in-place op on the input, on the output, a second backward
+    """x = torch.tensor(2.0, requires_grad=True)
+a = x * 3
+b = x * 3
+a.mul_(2)
+(a + b).backward(retain_graph=True)
+print(x.grad, a._version, b._version, a.grad_fn._saved_other)
+(a * 3).backward()
+print(x.grad)""",
+    # a saved tensor changed in place: the version error
+    """x = torch.tensor(2.0, requires_grad=True)
+a = x * 1
+b = a * a
+a.add_(1)
+try:
+    b.backward()
+except RuntimeError as e:
+    print(str(e)[:150])""",
+    # views share the counter of their base
+    """x = torch.ones(3, requires_grad=True)
+y = x * 2
+v = y[1:]
+z = v * v
+print(y._version, v._version)
+y.add_(1)
+print(y._version, v._version)
+try:
+    z.sum().backward()
+except RuntimeError as e:
+    print(str(e)[:120])""",
+    # inference tensors cannot be saved
+    """x = torch.tensor(2.0, requires_grad=True)
+with torch.inference_mode():
+    t = torch.tensor(3.0)
+print(t.is_inference(), (x * 2).is_inference())
+try:
+    x * t
+except RuntimeError as e:
+    print(str(e)[:60])""",
+    # hooks, retain_grad, create_graph and a double backward through number ops
+    """x = torch.tensor(1.5, requires_grad=True)
+y = x * x
+y.retain_grad()
+h = y.register_hook(lambda g: g * 2)
+z = y / 4 - 1.0 + x * 0.5
+z.backward(create_graph=True)
+print(x.grad, y.grad)
+g = x.grad
+x.grad = None
+g.backward()
+print(x.grad)""",
+    # detach_ and data share or own counters as torch's do
+    """x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 2
+d = y.detach()
+d.add_(1)
+print(y._version, d._version, y)
+e = y.data
+e.mul_(2)
+print(y._version, e._version)""",
+]
+
+
+def _torch_stdout(src):
+    import contextlib
+    import io
+    torch = require_torch()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(src, {"torch": torch})
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("body", SCRIPTS)
+def test_scripts_print_what_torch_prints(body):
+    from autotrace import runner
+    src = "import torch\n" + body + "\n"
+    trace = runner.run(src, "fast.py")
+    assert trace.error is None, trace.error
+    assert trace.stdout == _torch_stdout(src)

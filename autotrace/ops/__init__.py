@@ -13,6 +13,8 @@ and attaches the Tensor methods.
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import numpy as np
 
 from .. import dtypes, grad_mode, record as _record
@@ -251,8 +253,8 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
     if active is None:
         node.rec = None
         return t
-    if attrs.__class__ is _ReadOnly and saved is None:
-        rec_attrs = active.fixed_attrs(attrs)
+    if (attrs is None or attrs.__class__ is _ReadOnly) and (saved is None or len(names) == len(saved)):
+        rec_attrs = active.fixed_attrs(attrs)  # no plain values saved: the attrs alone decide
     elif attrs or saved:
         rec_attrs = active.node_attrs(attrs or _NO_ATTRS, saved, names)
     else:
@@ -288,7 +290,7 @@ def make_number(op_, out, a, number, attrs=None, dtype=None, save_other=False):
         nr = 0
     else:
         nr = a._output_nr
-    saved = {"self": None, "other": _saved_number(number)} if save_other else None
+    saved = _saved_other(number) if save_other else None
     node = t.grad_fn = _op_node(op_, ((fn, nr), _NO_EDGE), saved, save_other, attrs or _NO_ATTRS,
                                 ((a._data.shape, a._dtype), None))
     t._requires_grad = True
@@ -306,6 +308,20 @@ def make_number(op_, out, a, number, attrs=None, dtype=None, save_other=False):
     return t
 
 
+def _saved_other(number):
+    """``{"self": None, "other": number}`` as ``make_number`` saves it: one read-only
+    mapping per number, shared by the nodes of a loop's ``x * 2`` (nothing writes into a
+    node's saved values: :func:`_resave_for_inplace` replaces only a saved tensor)."""
+    key = (number.__class__, number)
+    saved = _SAVED_OTHER.get(key)
+    if saved is None:
+        saved = MappingProxyType({"self": None, "other": _saved_number(number)})
+        if number and number == number and len(_SAVED_OTHER) < 4096:  # zeros (0.0 == -0.0) and nan are not keys
+            _SAVED_OTHER[key] = saved
+    return saved
+
+
+_SAVED_OTHER: dict = {}
 _OTHER = ("other",)
 _FLOAT = dtypes.FLOAT
 _saved_number = SavedTensor.number
