@@ -286,7 +286,7 @@ def mul(input, other):
         except ValueError:
             raise broadcast_error(ad.shape, bd.shape) from None
     save = None
-    if a._requires_grad or b._requires_grad:
+    if (a._requires_grad or b._requires_grad) and _grad_mode.enabled:  # make saves nothing otherwise
         save = {"self": a if b._requires_grad else None, "other": b if a._requires_grad else None}
     return make(MUL, _arr(out), (a, b), save=save, dtype=dt)
 
@@ -334,7 +334,7 @@ def div(input, other, *, rounding_mode=None):
             except ValueError:
                 raise broadcast_error(ad.shape, bd.shape) from None
         save = None
-        if a._requires_grad or b._requires_grad:
+        if (a._requires_grad or b._requires_grad) and _grad_mode.enabled:
             save = {"self": a if b._requires_grad else None, "other": b}
         return make(DIV, _arr(out), (a, b), save=save, dtype=dt)
     try:
