@@ -14,7 +14,6 @@ import re
 import weakref
 
 from . import anomaly as _anomaly, record, site
-from .record import NodeRecord
 
 SAVED_FREED = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -74,8 +73,11 @@ class SavedTensor:
     __slots__ = ("tensor", "data", "counter", "version", "is_output", "requires_grad", "output_nr")
 
     def __init__(self, tensor, is_output: bool = False):
-        self.counter = tensor._version_counter
-        self.version = self.counter.value
+        counter = tensor._counter   # tensor._version_counter, without the property call
+        if counter is None:
+            counter = tensor._counter = VersionCounter()
+        self.counter = counter
+        self.version = counter.value
         self.is_output = is_output
         if is_output:
             self.tensor = None
@@ -201,7 +203,8 @@ class Node:
     def __init__(self, op, next_functions, saved, attrs, in_meta, n_outputs=1, saved_names=None,
                  shape=None, dtype=None):
         """``saved_names`` (the keys of ``saved`` that hold a :class:`SavedTensor`) is found
-        when not given; ``shape``/``dtype`` (name) describe the output for the record."""
+        when not given; ``shape``/``dtype`` (name) describe the output for the record.
+        (:func:`op_node` is this for the ops' own results, in fewer steps.)"""
         global _sequence
         self.op = op
         self.next_functions = next_functions
@@ -222,22 +225,16 @@ class Node:
         self.retains_grad = None
         self.post_hooks = None
         self._metadata = None  # the dict is made on first use (most nodes never need one)
+        self._addr = None
         if _anomaly.enabled:
             self.metadata["traceback_"] = _anomaly.forward_trace(site.current)
-        self._addr = None
         rec = record.active
         if rec is not None:
-            items = rec.node_items
-            r = self.rec = NodeRecord(
-                len(items), op.node,
-                tuple([_NO_INPUT if fn is None else ((fn.rec.id if fn.rec is not None else None), i)
-                       for fn, i in next_functions]),
-                site.current, shape, dtype, op=op)
-            if saved_names:
-                r.saved = rec.intern(saved_names)
-            if attrs or saved:
-                r.attrs = rec.node_attrs(attrs, saved, saved_names)
-            items.append(r)
+            self.rec = rec.add_node(
+                op, tuple([_NO_INPUT if fn is None else ((fn.rec.id if fn.rec is not None else None), i)
+                           for fn, i in next_functions]),
+                shape, dtype, rec.intern(saved_names) if saved_names else (),
+                rec.node_attrs(attrs, saved, saved_names) if attrs or saved else _EMPTY)
         else:
             self.rec = None
 
@@ -309,6 +306,32 @@ class Node:
         return f"<{self.op.node} object at {display_address(self)}>"
 
     __str__ = __repr__
+
+
+def op_node(op, next_functions, saved, had_saved, attrs, in_meta):
+    """A one-output :class:`Node` as ``Node(op, next_functions, saved, attrs, in_meta)``
+    makes it, for :func:`autotrace.ops.make` and ``make_number``, which know whether
+    ``saved`` holds tensors (``had_saved``); ``rec`` is left to the caller, which builds
+    the record (:meth:`autotrace.record.Recorder.add_node`) or sets None."""
+    global _sequence
+    node = _new(Node)
+    node.op = op
+    node.next_functions = next_functions
+    node.saved = saved
+    node.had_saved = had_saved
+    node.attrs = attrs
+    node.in_meta = in_meta
+    node.n_outputs = 1
+    node.seq = _sequence
+    _sequence += 1
+    node.pre_hooks = node.retains_grad = node.post_hooks = node._metadata = node._addr = None
+    if _anomaly.enabled:
+        node.metadata["traceback_"] = _anomaly.forward_trace(site.current)
+    return node
+
+
+_new = object.__new__
+_EMPTY = record.EMPTY
 
 
 class AccumulateGrad(Node):

@@ -14,6 +14,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from . import site as _site
 from .dtypes import DType
 
 #: ``NodeRecord.attrs``/``scalars`` of a record that has none: one shared read-only
@@ -61,6 +62,10 @@ class NodeRecord:
         self.op = op
         self.attrs = EMPTY
         self.scalars = EMPTY
+
+
+_new = object.__new__
+_OTHER = ("other",)
 
 
 class StepRecord:
@@ -194,6 +199,32 @@ class Recorder:
         self._mappings: dict = {}
         self._attr_cache: dict = {}
         self._scalar_cache: dict = {}
+        self._fixed_attrs: dict = {}
+
+    def add_node(self, op, inputs, shape, dtype, saved=(), attrs=EMPTY):
+        """Append the :class:`NodeRecord` of a node just made at ``site.current`` and return
+        it: ``saved`` the (interned) names of its saved tensors, ``attrs`` its
+        :meth:`node_attrs`; the other fields are NodeRecord's defaults."""
+        items = self.node_items
+        r = _new(NodeRecord)
+        r.id = len(items)
+        r.name = op.node
+        r.inputs = inputs
+        s = _site.current
+        if s is not None:
+            r.line, r.col, r.text, r.statement = s.line, s.col, s.text, s.statement
+        else:
+            r.line = r.col = r.text = r.statement = None
+        r.shape = shape
+        r.dtype = dtype
+        r.var_name = r.value = r.leaf_value = r.leaf_grad = None
+        r.saved = saved
+        r.is_leaf = False
+        r.op = op
+        r.attrs = attrs
+        r.scalars = EMPTY
+        items.append(r)
+        return r
 
     def intern(self, value):
         """One shared copy of an equal tuple of names (records are read-only)."""
@@ -242,6 +273,20 @@ class Recorder:
         if key is not None:
             self._attr_cache[key] = mapping
         return mapping
+
+    def fixed_attrs(self, attrs, save_other: bool = False):
+        """:meth:`node_attrs` of a node whose ``attrs`` is None or a read-only mapping that
+        lives as long as the process (``{"alpha": 1}`` of add and sub) and which saves
+        nothing but tensors, or with ``save_other`` saves ``{"self": None, "other":
+        <number>}`` (as ``make_number`` does; ``self`` is then an attr). Remembered per
+        (``attrs`` object, ``save_other``)."""
+        key = (id(attrs), save_other)
+        hit = self._fixed_attrs.get(key)
+        if hit is None:
+            saved = {"self": None, "other": None} if save_other else None
+            mapping = self.node_attrs(attrs or EMPTY, saved, _OTHER if save_other else ())
+            hit = self._fixed_attrs[key] = (mapping, attrs)  # attrs kept: its id stays its own
+        return hit[0]
 
     def node_scalars(self, scalars: dict):
         """``NodeRecord.scalars``: the Python numbers a node's op was given, as one shared

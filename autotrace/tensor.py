@@ -58,13 +58,14 @@ class Tensor:
     """
 
     __slots__ = ("_data", "_dtype", "_requires_grad", "_grad", "grad_fn", "_output_nr",
-                 "_version_counter", "_base", "_retains_grad", "_name", "_acc", "_hooks",
+                 "_counter", "_base", "_retains_grad", "_name", "_acc", "_hooks",
                  "_wrapped", "_view_kind", "_grad_of", "_inference", "__weakref__")
     # ``_view_kind`` is set only on views made in no_grad mode ("no_grad") or by
     # multi-output view ops ("multi"); read it with getattr(t, "_view_kind", None).
     # ``_grad_of`` (a weakref to the leaf) is set on a ``.grad`` tensor only while a
     # recorder is active, so ``x.grad.zero_()`` can be recorded as a grad event.
-    # ``_inference`` is set (True) only on tensors made under ``torch.inference_mode()``.
+    # ``_inference`` is True on tensors made under ``torch.inference_mode()`` (read it with
+    # getattr(t, "_inference", False)).
 
     # Filled in by autotrace.ops when the op table is loaded; the interpreter reads these.
     _script_attrs = frozenset()
@@ -99,15 +100,14 @@ class Tensor:
         t._grad = None
         t.grad_fn = None
         t._output_nr = 0
-        t._version_counter = VersionCounter()
+        t._counter = None  # made on first use: most results are never saved, viewed or changed
         t._base = None
         t._retains_grad = False
         t._name = None
         t._acc = None
         t._hooks = None
         t._wrapped = False  # a Python number wrapped for an op: promotes like a scalar
-        if grad_mode.inference:
-            t._inference = True
+        t._inference = grad_mode.inference  # set (False too): getattr(t, "_inference", False) is then fast
         return t
 
     # -- attributes -------------------------------------------------------------------
@@ -224,6 +224,18 @@ class Tensor:
     @property
     def _version(self) -> int:
         return self._version_counter.value
+
+    @property
+    def _version_counter(self) -> VersionCounter:
+        """The in-place modification counter, shared with views (made on first use)."""
+        c = self._counter
+        if c is None:
+            c = self._counter = VersionCounter()
+        return c
+
+    @_version_counter.setter
+    def _version_counter(self, counter: VersionCounter) -> None:
+        self._counter = counter
 
     @property
     def data(self):

@@ -13,10 +13,12 @@ and attaches the Tensor methods.
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import numpy as np
 
 from .. import dtypes, grad_mode, record as _record
-from ..node import Node, SavedTensor
+from ..node import Node, SavedTensor, op_node as _op_node
 from ..tensor import Tensor
 
 OPS: dict[str, "Op"] = {}          # op name -> Op
@@ -28,6 +30,7 @@ _FUNCS: dict[str, object] = {}     # any exported function by its own name
 RESULT = object()  # in ``save=``: save the op's output (PyTorch's ``result``)
 _NO_EDGE = (None, 0)
 _NO_ATTRS = _record.EMPTY  # a node without attributes shares one read-only mapping
+_ReadOnly = type(_NO_ATTRS)  # attrs of this type are constants of the op modules (``{"alpha": 1}``)
 
 
 class Op:
@@ -200,25 +203,33 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
     else:
         return t
     edges = []  # next_functions
+    ids = []    # the record's inputs: (node id, output index) per edge
     meta = []   # (shape, dtype) of each input (None for a wrapped number), for validating its gradient
     wrapped = False
     for x in inputs:
         if x is None:
             edges.append(_NO_EDGE)
+            ids.append(_NO_EDGE)
             meta.append(None)
+            continue
+        fn = x.grad_fn
+        if fn is not None:
+            nr = x._output_nr
+        elif x._requires_grad:
+            fn = x._grad_accumulator()
+            nr = 0
+        if fn is None:
+            edges.append(_NO_EDGE)
+            ids.append(_NO_EDGE)
         else:
-            fn = x.grad_fn
-            if fn is not None:
-                edges.append((fn, x._output_nr))
-            elif x._requires_grad:
-                edges.append((x._grad_accumulator(), 0))
-            else:
-                edges.append(_NO_EDGE)
-            if x._wrapped:
-                meta.append(None)
-                wrapped = True
-            else:
-                meta.append((x._data.shape, x._dtype))
+            edges.append((fn, nr))
+            r = fn.rec
+            ids.append((r.id if r is not None else None, nr))
+        if x._wrapped:
+            meta.append(None)
+            wrapped = True
+        else:
+            meta.append((x._data.shape, x._dtype))
     saved = None
     names = ()
     if save:
@@ -236,24 +247,31 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
                 if v.__class__ is SavedTensor:
                     names.append(k)
         names = tuple(names)
-    node = Node(op_, tuple(edges), saved, attrs or _NO_ATTRS, tuple(meta), 1, names,
-                t._data.shape, t._dtype.name)
+    node = t.grad_fn = _op_node(op_, tuple(edges), saved, bool(names), attrs or _NO_ATTRS, tuple(meta))
     t._requires_grad = True
-    t.grad_fn = node
-    rec = node.rec
-    if rec is not None:
-        if wrapped:
-            scalars = {}
-            for name, x in zip(op_.inputs, inputs):
-                if x is not None and x._wrapped:
-                    scalars[name] = x._data.item()
-            active = _record.active
-            if len(scalars) == 1:
-                rec.scalars = active.node_scalar(*next(iter(scalars.items())))
-            else:
-                rec.scalars = active.node_scalars(scalars)
-        if _record.active.keep_values:
-            rec.value = _record.active.keep(t._data)
+    active = _record.active
+    if active is None:
+        node.rec = None
+        return t
+    if (attrs is None or attrs.__class__ is _ReadOnly) and (saved is None or len(names) == len(saved)):
+        rec_attrs = active.fixed_attrs(attrs)  # no plain values saved: the attrs alone decide
+    elif attrs or saved:
+        rec_attrs = active.node_attrs(attrs or _NO_ATTRS, saved, names)
+    else:
+        rec_attrs = _NO_ATTRS
+    rec = node.rec = active.add_node(op_, tuple(ids), t._data.shape, t._dtype.name,
+                                     active.intern(names) if names else (), rec_attrs)
+    if wrapped:
+        scalars = {}
+        for name, x in zip(op_.inputs, inputs):
+            if x is not None and x._wrapped:
+                scalars[name] = x._data.item()
+        if len(scalars) == 1:
+            rec.scalars = active.node_scalar(*next(iter(scalars.items())))
+        else:
+            rec.scalars = active.node_scalars(scalars)
+    if active.keep_values:
+        rec.value = active.keep(t._data)
     return t
 
 
@@ -267,26 +285,43 @@ def make_number(op_, out, a, number, attrs=None, dtype=None, save_other=False):
     if not grad_mode.enabled or not a._requires_grad or t._dtype.category != _FLOAT:
         return t
     fn = a.grad_fn
-    edge = (fn, a._output_nr) if fn is not None else (a._grad_accumulator(), 0)
-    if save_other:
-        saved = {"self": None, "other": _saved_number(number)}
-        names = _OTHER
+    if fn is None:
+        fn = a._grad_accumulator()
+        nr = 0
     else:
-        saved = None
-        names = ()
-    node = Node(op_, (edge, _NO_EDGE), saved, attrs or _NO_ATTRS, ((a._data.shape, a._dtype), None), 1, names,
-                t._data.shape, t._dtype.name)
+        nr = a._output_nr
+    saved = _saved_other(number) if save_other else None
+    node = t.grad_fn = _op_node(op_, ((fn, nr), _NO_EDGE), saved, save_other, attrs or _NO_ATTRS,
+                                ((a._data.shape, a._dtype), None))
     t._requires_grad = True
-    t.grad_fn = node
-    rec = node.rec
-    if rec is not None:
-        active = _record.active
-        rec.scalars = active.node_scalar(op_.inputs[1], number)
-        if active.keep_values:
-            rec.value = active.keep(t._data)
+    active = _record.active
+    if active is None:
+        node.rec = None
+        return t
+    fr = fn.rec
+    rec = node.rec = active.add_node(op_, ((fr.id if fr is not None else None, nr), _NO_EDGE),
+                                     t._data.shape, t._dtype.name, _OTHER if save_other else (),
+                                     active.fixed_attrs(attrs, save_other))
+    rec.scalars = active.node_scalar(op_.inputs[1], number)
+    if active.keep_values:
+        rec.value = active.keep(t._data)
     return t
 
 
+def _saved_other(number):
+    """``{"self": None, "other": number}`` as ``make_number`` saves it: one read-only
+    mapping per number, shared by the nodes of a loop's ``x * 2`` (nothing writes into a
+    node's saved values: :func:`_resave_for_inplace` replaces only a saved tensor)."""
+    key = (number.__class__, number)
+    saved = _SAVED_OTHER.get(key)
+    if saved is None:
+        saved = MappingProxyType({"self": None, "other": _saved_number(number)})
+        if number and number == number and len(_SAVED_OTHER) < 4096:  # zeros (0.0 == -0.0) and nan are not keys
+            _SAVED_OTHER[key] = saved
+    return saved
+
+
+_SAVED_OTHER: dict = {}
 _OTHER = ("other",)
 _FLOAT = dtypes.FLOAT
 _saved_number = SavedTensor.number

@@ -69,20 +69,44 @@ def _binary(a, b):
 
 
 def _number(a, b):
-    """``b`` as a numpy scalar of ``a``'s dtype when ``a <op> b`` may skip wrapping ``b``:
-    ``a`` a small float32/float64 tensor (not itself a wrapped number), ``b`` a Python
-    float, or an int of magnitude at most 2**53 (so the conversion is one rounding, as
-    int64 -> float is). The values are those :func:`_binary` gives. Else None."""
+    """``b`` as a Python float holding its value in ``a``'s dtype, when ``a <op> b`` may
+    skip wrapping ``b``: ``a`` a small float32/float64 tensor (not itself a wrapped
+    number), ``b`` a Python float, or an int of magnitude at most 2**53 (so the conversion
+    is one rounding, as int64 -> float is). The values are those :func:`_binary` gives.
+    Else None."""
     cb = b.__class__
     if (cb is float or (cb is int and -_EXACT_INT <= b <= _EXACT_INT)) and a.__class__ is Tensor:
         dt = a._dtype
-        if (dt is _F32 or dt is _F64) and not a._wrapped and a._data.size < _SMALL:
-            return dt.np.type(b)
+        if not a._wrapped and a._data.size < _SMALL:
+            if dt is _F32:
+                v = _F32_OF.get(b)
+                if v is None:
+                    v = float(_np_f32(b))
+                    if b and len(_F32_OF) < 4096:  # -0.0 == 0.0 as keys: zeros are not kept
+                        _F32_OF[b] = v
+                return v
+            if dt is _F64:
+                return float(b)
     return None
 
 
 _EXACT_INT = 2 ** 53
 _F32, _F64 = dtypes.float32, dtypes.float64
+_np_f32 = np.float32
+_F32_OF: dict = {}  # a Python number -> its float32 value (as a Python float)
+_array = np.array
+
+
+def _exact(r, ad, other, npfn):
+    """The 0-dim result of ``npfn(ad, other)`` (``ad`` a 0-dim float32/float64 array,
+    ``other`` a Python float or 0-dim array of its dtype) from ``r``, the same operation on
+    Python floats of the operands' exact values: a float32 + - * / computed in float64 and
+    rounded to float32 is the correctly rounded float32 result (double rounding is
+    innocuous when 53 >= 2 * 24 + 2), so the two agree bit for bit. A nan is left to numpy
+    (its sign and payload are numpy's)."""
+    if r == r:
+        return _array(r, ad.dtype)
+    return _arr(npfn(ad, ad.dtype.type(other) if other.__class__ is float else other))
 
 
 def _result_dtype(a, b):
@@ -105,6 +129,12 @@ def _arr(x):
 #: ``{"alpha": 1}``, shared by the add/sub nodes that take the number path
 _ALPHA_1 = MappingProxyType({"alpha": 1})
 
+
+def _alpha(alpha):
+    """The attrs ``{"alpha": alpha}`` of an add or sub node (the shared one for the int 1)."""
+    return _ALPHA_1 if alpha.__class__ is int and alpha == 1 else {"alpha": alpha}
+
+
 # -- add / sub -----------------------------------------------------------------------
 
 
@@ -122,13 +152,17 @@ def add(input, other, *, alpha=1):
     if alpha == 1:
         bn = _number(input, other)
         if bn is not None:
-            return make_number(ADD, _arr(input._data + bn), input, other, attrs=_ALPHA_1, dtype=input._dtype)
+            ad = input._data
+            out = _exact(ad.item() + bn, ad, bn, np.add) if ad.ndim == 0 else _arr(ad + ad.dtype.type(bn))
+            return make_number(ADD, out, input, other, attrs=_ALPHA_1, dtype=input._dtype)
     a, b, ad, bd, dt = _binary(input, other)
+    if alpha == 1 and ad.ndim == 0 and bd.ndim == 0 and (dt is _F32 or dt is _F64):
+        return make(ADD, _exact(ad.item() + bd.item(), ad, bd, np.add), (a, b), attrs=_alpha(alpha), dtype=dt)
     try:
         out = ad + bd if alpha == 1 else kernels.add_alpha(*np.broadcast_arrays(ad, bd), alpha)
     except ValueError:
         raise broadcast_error(ad.shape, bd.shape) from None
-    return make(ADD, _arr(out), (a, b), attrs={"alpha": alpha}, dtype=dt)
+    return make(ADD, _arr(out), (a, b), attrs=_alpha(alpha), dtype=dt)
 
 
 @op("sub", "SubBackward0", ("self", "other"),
@@ -145,15 +179,19 @@ def sub(input, other, *, alpha=1):
     if alpha == 1:
         bn = _number(input, other)
         if bn is not None:
-            return make_number(SUB, _arr(input._data - bn), input, other, attrs=_ALPHA_1, dtype=input._dtype)
+            ad = input._data
+            out = _exact(ad.item() - bn, ad, bn, np.subtract) if ad.ndim == 0 else _arr(ad - ad.dtype.type(bn))
+            return make_number(SUB, out, input, other, attrs=_ALPHA_1, dtype=input._dtype)
     a, b, ad, bd, dt = _binary(input, other)
     if a._dtype is dtypes.bool_ or b._dtype is dtypes.bool_:
         _bool_sub_error(a, b)
+    if alpha == 1 and ad.ndim == 0 and bd.ndim == 0 and (dt is _F32 or dt is _F64):
+        return make(SUB, _exact(ad.item() - bd.item(), ad, bd, np.subtract), (a, b), attrs=_alpha(alpha), dtype=dt)
     try:
         out = ad - bd if alpha == 1 else kernels.add_alpha(*np.broadcast_arrays(ad, bd), -alpha)
     except ValueError:
         raise broadcast_error(ad.shape, bd.shape) from None
-    return make(SUB, _arr(out), (a, b), attrs={"alpha": alpha}, dtype=dt)
+    return make(SUB, _arr(out), (a, b), attrs=_alpha(alpha), dtype=dt)
 
 
 def _bool_sub_error(a, b):
@@ -236,14 +274,19 @@ def mul(input, other):
     and ``self`` when ``other`` does, as PyTorch does."""
     bn = _number(input, other)
     if bn is not None:
-        return make_number(MUL, _arr(input._data * bn), input, other, dtype=input._dtype, save_other=True)
+        ad = input._data
+        out = _exact(ad.item() * bn, ad, bn, np.multiply) if ad.ndim == 0 else _arr(ad * ad.dtype.type(bn))
+        return make_number(MUL, out, input, other, dtype=input._dtype, save_other=True)
     a, b, ad, bd, dt = _binary(input, other)
-    try:
-        out = ad * bd
-    except ValueError:
-        raise broadcast_error(ad.shape, bd.shape) from None
+    if ad.ndim == 0 and bd.ndim == 0 and (dt is _F32 or dt is _F64):
+        out = _exact(ad.item() * bd.item(), ad, bd, np.multiply)
+    else:
+        try:
+            out = ad * bd
+        except ValueError:
+            raise broadcast_error(ad.shape, bd.shape) from None
     save = None
-    if a._requires_grad or b._requires_grad:
+    if (a._requires_grad or b._requires_grad) and _grad_mode.enabled:  # make saves nothing otherwise
         save = {"self": a if b._requires_grad else None, "other": b if a._requires_grad else None}
     return make(MUL, _arr(out), (a, b), save=save, dtype=dt)
 
@@ -272,9 +315,13 @@ def div(input, other, *, rounding_mode=None):
     if rounding_mode is None:
         bn = _number(input, other)
         if bn is not None:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                out = input._data / bn
-            return make_number(DIV, _arr(out), input, other, dtype=input._dtype, save_other=True)
+            ad = input._data
+            if ad.ndim == 0 and bn:
+                out = _exact(ad.item() / bn, ad, bn, np.true_divide)
+            else:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    out = _arr(ad / ad.dtype.type(bn))
+            return make_number(DIV, out, input, other, dtype=input._dtype, save_other=True)
     a, b, ad, bd, dt = _binary(input, other)
     if rounding_mode is None:
         if dt.category != dtypes.FLOAT:
@@ -287,7 +334,7 @@ def div(input, other, *, rounding_mode=None):
             except ValueError:
                 raise broadcast_error(ad.shape, bd.shape) from None
         save = None
-        if a._requires_grad or b._requires_grad:
+        if (a._requires_grad or b._requires_grad) and _grad_mode.enabled:
             save = {"self": a if b._requires_grad else None, "other": b}
         return make(DIV, _arr(out), (a, b), save=save, dtype=dt)
     try:
