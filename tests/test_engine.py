@@ -133,7 +133,7 @@ def test_multi_output_view_inplace():
         "r, s = a.unbind(0)\n"
         "r.mul_(2)\n")
     assert msg.message == (
-        "Output 0 of UnbindBackward0 is a view and is being modified inplace. This view is the output of "
+        "Output 0 of Unbind is a view and is being modified inplace. This view is the output of "
         "a function that returns multiple views. Such functions do not allow the output views to be "
         "modified inplace. You should replace the inplace operation by an out-of-place one.")
 

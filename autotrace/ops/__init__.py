@@ -13,6 +13,8 @@ and attaches the Tensor methods.
 
 from __future__ import annotations
 
+import re
+
 from types import MappingProxyType
 
 import numpy as np
@@ -382,7 +384,9 @@ def check_inplace(t: Tensor, view_of_leaf: bool = True) -> None:
                 if kind == "no_grad":
                     raise RuntimeError(NO_GRAD_VIEW_INPLACE)
                 if t.grad_fn is not None:
-                    raise RuntimeError(MULTI_VIEW_INPLACE.format(nr=t._output_nr, node=t.grad_fn.op.node))
+                    # torch names the function, not its node: "Output 0 of Unbind", "of SplitWithSizes"
+                    fn = re.sub(r"Backward\d*$", "", t.grad_fn.op.node)
+                    raise RuntimeError(MULTI_VIEW_INPLACE.format(nr=t._output_nr, node=fn))
             if base.grad_fn is None and view_of_leaf:
                 raise RuntimeError(VIEW_LEAF_INPLACE)
         if t.grad_fn is None:

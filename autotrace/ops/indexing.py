@@ -33,7 +33,7 @@ def select(input, dim, index):
     if not -n <= index < n:
         raise IndexError(f"index {index} is out of bounds for dimension {d} with size {n}")
     i = index % n
-    key = (slice(None),) * d + (i,)
+    key = (slice(None),) * d + (i, Ellipsis)    # the Ellipsis: a 0-dim result is a view too, not a copy
     return _view_of(input, make(SELECT, x[key], (input,), attrs={"self_sym_sizes": x.shape, "dim": d, "index": i}))
 
 

@@ -438,7 +438,8 @@ def UNBIND(ctx, grads):
 def unbind(input, dim=0):
     x = input._data
     d = wrap_dim(dim, x.ndim)
-    outs = [np.take(x, i, axis=d) for i in range(x.shape[d])]
+    lead = (slice(None),) * d
+    outs = [x[lead + (i, Ellipsis)] for i in range(x.shape[d])]     # views of x, as torch's
     ts = make_multi(UNBIND, outs, (input,), attrs={"dim": d})
     return tuple(_multi_view_of(input, t) for t in ts)
 
