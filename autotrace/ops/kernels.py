@@ -113,13 +113,17 @@ def linspace(start, end, steps: int) -> np.ndarray:
 
 def pow_scalar(x, exponent):
     """``x ** exponent`` for a number exponent, as ATen's ``pow_tensor_scalar_kernel``
-    computes float32: 0 → ones, 1 → a copy, ``2 → x·x``, ``3 → (x·x)·x``, ``0.5 →
-    sqrt``, ``-0.5 → 1/sqrt``, ``-1 → 1/x``, ``-2 → 1/(x·x)``; any other exponent
+    computes float32 and float64: 0 → ones, 1 → a copy, ``2 → x·x``, ``3 → (x·x)·x``,
+    ``0.5 → sqrt``, ``-0.5 → 1/sqrt``, ``-1 → 1/x``, ``-2 → 1/(x·x)`` (so ``(-0.0) **
+    -0.5`` is -inf and ``(-inf) ** 0.5`` nan, as torch's); any other float32 exponent
     through ``cpu_kernel_vec``: whole blocks of two vectors with SLEEF's ``powf_u10``
     (exponent rounded to float32), the rest with the C library's double ``pow`` (the
-    exponent kept double), rounded to float32. Other dtypes: numpy's power."""
-    if x.dtype != F32:
+    exponent kept double), rounded to float32. Other float64 exponents and other dtypes:
+    numpy's power (torch's float64 blocks use SLEEF's ``pow`` ``u10``, not modelled: the
+    last bit differs on a few per cent of elements)."""
+    if x.dtype != F32 and x.dtype != F64:
         return np.power(x, x.dtype.type(exponent))
+    one = x.dtype.type(1)
     with np.errstate(all="ignore"):
         if exponent == 2:
             return x * x
@@ -128,15 +132,17 @@ def pow_scalar(x, exponent):
         if exponent == 0.5:
             return sqrt(x)                       # torch.sqrt's (MKL)
         if exponent == -0.5:
-            return F32(1) / np.sqrt(x)           # rsqrt: 1 / IEEE sqrt
+            return one / np.sqrt(x)              # rsqrt: 1 / IEEE sqrt
         if exponent == -1:
-            return F32(1) / x
+            return one / x
         if exponent == -2:
-            return F32(1) / (x * x)
+            return one / (x * x)
         if exponent == 1:
             return x.copy()
         if exponent == 0:
             return np.ones_like(x)
+        if x.dtype == F64:
+            return np.power(x, F64(exponent))
         e64 = float(exponent)
         e32 = F32(e64)
         flat = np.ascontiguousarray(x).reshape(-1)
