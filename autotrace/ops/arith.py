@@ -83,6 +83,8 @@ def _number(a, b):
 
 _EXACT_INT = 2 ** 53
 _F32, _F64 = dtypes.float32, dtypes.float64
+_FLOAT = dtypes.FLOAT
+_tensor_make = Tensor._make
 
 
 def _result_dtype(a, b):
@@ -111,9 +113,11 @@ _ALPHA_1 = MappingProxyType({"alpha": 1})
 @op("add", "AddBackward0", ("self", "other"),
     vjp={"self": "grad", "other": "grad * alpha"}, local={"self": "1", "other": "alpha"})
 def ADD(ctx, g):
-    alpha = ctx.alpha
-    return (g if ctx.needs(0) else None,
-            (g if alpha == 1 else g * alpha) if ctx.needs(1) else None)
+    node = ctx.node
+    alpha = node.attrs["alpha"]  # ctx.alpha: add saves no tensors
+    edges = node.next_functions
+    return (g if edges[0][0] is not None else None,
+            (g if alpha == 1 else g * alpha) if edges[1][0] is not None else None)
 
 
 @export(torch=("add",), tensor=("add",))
@@ -134,9 +138,11 @@ def add(input, other, *, alpha=1):
 @op("sub", "SubBackward0", ("self", "other"),
     vjp={"self": "grad", "other": "-grad * alpha"}, local={"self": "1", "other": "-alpha"})
 def SUB(ctx, g):
-    alpha = ctx.alpha
-    return (g if ctx.needs(0) else None,
-            (-g if alpha == 1 else -g * alpha) if ctx.needs(1) else None)
+    node = ctx.node
+    alpha = node.attrs["alpha"]  # ctx.alpha: sub saves no tensors
+    edges = node.next_functions
+    return (g if edges[0][0] is not None else None,
+            (-g if alpha == 1 else -g * alpha) if edges[1][0] is not None else None)
 
 
 @export(torch=("sub", "subtract"), tensor=("sub", "subtract"))
@@ -207,17 +213,23 @@ def rsub(input, other, *, alpha=1):
 @op("mul", "MulBackward0", ("self", "other"),
     vjp={"self": "grad * other", "other": "grad * self"}, local={"self": "other", "other": "self"})
 def MUL(ctx, g):
-    return (_times(g, ctx, "other") if ctx.needs(0) else None,
-            _times(g, ctx, "self") if ctx.needs(1) else None)
+    edges = ctx.node.next_functions
+    return (_times(g, ctx, "other") if edges[0][0] is not None else None,
+            _times(g, ctx, "self") if edges[1][0] is not None else None)
 
 
 def _times(g, ctx, name):
-    """``g * ctx.<name>``; a saved Python number (the 3 in ``x * 3``) multiplies as the
-    number, without wrapping it again, when no graph is being recorded."""
-    saved = ctx.node.saved
+    """``g * ctx.<name>``. When no graph is being recorded, a saved Python number (the 3
+    in ``x * 3``) multiplies as the number, without wrapping it again, and a saved tensor
+    through :func:`_product`."""
+    node = ctx.node
+    saved = node.saved
     s = saved.get(name) if saved is not None else None
-    if s.__class__ is _SavedTensor and s.counter is None and not _grad_mode.enabled and s.data.__class__ is float:
-        return _mul_number(g, s.data)
+    if s.__class__ is _SavedTensor and not _grad_mode.enabled:
+        if s.counter is not None:
+            return _product(g, s.unpack(node))
+        if s.data.__class__ is float:
+            return _mul_number(g, s.data)
     return g * getattr(ctx, name)
 
 
@@ -225,9 +237,20 @@ def _mul_number(g, number: float):
     """``g * number`` for a tensor ``g`` outside grad mode, as :func:`mul` computes it
     (the number cast to ``g``'s floating dtype, then multiplied)."""
     dt = g._dtype
-    if dt.category == dtypes.FLOAT and not g._wrapped and g._data.size < _SMALL:
-        return Tensor._make(_arr(g._data * dt.np.type(number)), dt)
+    if dt.category == _FLOAT and not g._wrapped and g._data.size < _SMALL:
+        return _tensor_make(_arr(g._data * dt.np.type(number)), dt)
     return g * number
+
+
+def _product(g, t):
+    """``g * t`` outside grad mode: for two small tensors of one dtype and shape, the
+    product :func:`mul` computes (its common case in :func:`_binary`) without its checks."""
+    if g.__class__ is Tensor and t.__class__ is Tensor and g._dtype is t._dtype \
+            and not g._wrapped and not t._wrapped:
+        gd, td = g._data, t._data
+        if gd.shape == td.shape and gd.size < _SMALL:
+            return _tensor_make(_arr(gd * td), g._dtype)
+    return g * t
 
 
 @export(torch=("mul", "multiply"), tensor=("mul", "multiply"))
