@@ -257,10 +257,17 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
 
     grad_mode.enabled = bool(create_graph)
     heappop, heappush, step_record = heapq.heappop, heapq.heappush, record.StepRecord
-    add_step = pass_rec.steps.append if pass_rec is not None else None
     # the edges of a node are handled by the loop below unless values are recorded or only
     # some nodes run (autograd.grad): then by _edges_general
     general = keep or needed is not None
+    # steps without values are all alike (no gradients kept): the loop lists the nodes it
+    # runs and their StepRecords are made when the pass ends (_lazy_steps)
+    add_step = ran = None
+    if pass_rec is not None:
+        if general:
+            add_step = pass_rec.steps.append
+        else:
+            ran = []
     # ``direct``: the one ready node while the heap is empty (a chain never touches the heap);
     # it goes into the heap, ahead of the next, as soon as a second node is ready
     direct = None
@@ -279,7 +286,9 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
                 grads = [None] * fn.n_outputs
             if fn.pre_hooks or fn.retains_grad:
                 grads = _pre_hooks(fn, grads)
-            if add_step is not None:
+            if ran is not None:
+                ran.append(fn)
+            elif add_step is not None:
                 r = fn.rec
                 if keep:
                     step = step_record(r.id if r is not None else None, _kept(rec, grads), [])
@@ -326,9 +335,9 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
             if general:
                 counter = _edges_general(fn, outs, step, buffers, deps, ready, counter, needed, fanin, rec)
                 continue
-            n = 0
+            if ran is not None and len(outs) != len(nexts):
+                ran[-1] = (fn, min(len(outs), len(nexts), len(fn.in_meta)))
             for (nxt, nr), g, meta in zip(nexts, outs, fn.in_meta):
-                n += 1
                 if nxt is None:
                     continue
                 if g is not None:
@@ -356,19 +365,36 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
                             direct = None
                         heappush(ready, (-nxt.seq, counter, nxt))
                         counter += 1
-            if step is not None:
-                step.grads_out = [None] * n
     except Exception as exc:
         if pass_rec is not None:
             pass_rec.error = f"{type(exc).__name__}: {exc}"
+            if ran and ran[-1] is fn:
+                ran[-1] = (fn, 0)  # the node that raised passed nothing on
         raise
     finally:
         grad_mode.enabled = prev_mode
+        if ran:
+            _lazy_steps(pass_rec.steps, ran)
         if pass_rec is not None and rec.folder is not None:
             rec.folder.pass_done(rec)
     if captures is not None:
         return [captures.get(i) for i in range(len(capture_inputs))]
     return None
+
+
+def _lazy_steps(steps, ran):
+    """The StepRecords of a pass without values: per node run, ``grad_in`` and
+    ``grads_out`` are Nones, one per output and one per edge (none for AccumulateGrad);
+    ``(node, count)`` in ``ran`` gives another count of edges."""
+    step_record = record.StepRecord
+    add = steps.append
+    for fn in ran:
+        if fn.__class__ is tuple:
+            fn, n = fn
+        else:
+            n = 0 if fn.__class__ is AccumulateGrad else len(fn.next_functions)
+        r = fn.rec
+        add(step_record(r.id if r is not None else None, [None] * fn.n_outputs, [None] * n))
 
 
 def _edges_general(fn, outs, step, buffers, deps, ready, counter, needed, fanin, rec):

@@ -219,38 +219,27 @@ def MUL(ctx, g):
 
 
 def _times(g, ctx, name):
-    """``g * ctx.<name>``. When no graph is being recorded, a saved Python number (the 3
-    in ``x * 3``) multiplies as the number, without wrapping it again, and a saved tensor
-    through :func:`_product`."""
+    """``g * ctx.<name>``. When no graph is being recorded and ``g`` is small (below
+    :data:`_SMALL` elements), the product :func:`mul` computes is made here without its
+    checks: for a saved Python number (the 3 in ``x * 3``, not wrapped again) and for a
+    saved tensor of ``g``'s dtype and shape (:func:`_binary`'s common case)."""
     node = ctx.node
     saved = node.saved
     s = saved.get(name) if saved is not None else None
-    if s.__class__ is _SavedTensor and not _grad_mode.enabled:
-        if s.counter is not None:
-            return _product(g, s.unpack(node))
-        if s.data.__class__ is float:
-            return _mul_number(g, s.data)
+    if s.__class__ is _SavedTensor and not _grad_mode.enabled and g.__class__ is Tensor and not g._wrapped:
+        gd = g._data
+        if gd.size < _SMALL:
+            dt = g._dtype
+            if s.counter is None:  # a number: mul casts it to g's floating dtype
+                d = s.data
+                if dt.category == _FLOAT and (d.__class__ is float or (
+                        d.__class__ is int and -_EXACT_INT <= d <= _EXACT_INT and (dt is _F32 or dt is _F64))):
+                    return _tensor_make(gd * dt.np.type(d), dt)
+            else:
+                t = s.tensor if s.counter.value == s.version and not s.is_output else s.unpack(node)
+                if t.__class__ is Tensor and t._dtype is dt and not t._wrapped and t._data.shape == gd.shape:
+                    return _tensor_make(gd * t._data, dt)
     return g * getattr(ctx, name)
-
-
-def _mul_number(g, number: float):
-    """``g * number`` for a tensor ``g`` outside grad mode, as :func:`mul` computes it
-    (the number cast to ``g``'s floating dtype, then multiplied)."""
-    dt = g._dtype
-    if dt.category == _FLOAT and not g._wrapped and g._data.size < _SMALL:
-        return _tensor_make(_arr(g._data * dt.np.type(number)), dt)
-    return g * number
-
-
-def _product(g, t):
-    """``g * t`` outside grad mode: for two small tensors of one dtype and shape, the
-    product :func:`mul` computes (its common case in :func:`_binary`) without its checks."""
-    if g.__class__ is Tensor and t.__class__ is Tensor and g._dtype is t._dtype \
-            and not g._wrapped and not t._wrapped:
-        gd, td = g._data, t._data
-        if gd.shape == td.shape and gd.size < _SMALL:
-            return _tensor_make(_arr(gd * td), g._dtype)
-    return g * t
 
 
 @export(torch=("mul", "multiply"), tensor=("mul", "multiply"))
