@@ -95,7 +95,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 @op("mean", "MeanBackward0", ("self",), vjp={"self": "grad.expand(self.sizes()) / self.numel()"},
     local={"self": "1/N"})
 def MEAN(ctx, g):
-    return (g.expand(ctx.self_sym_sizes) / ctx.numel,)
+    return (expand_grad(g, ctx.self_sym_sizes) / ctx.numel,)
 
 
 @op("mean_dim", "MeanBackward1", ("self",),
