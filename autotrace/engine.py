@@ -218,14 +218,12 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
             key = _capture_key(t)
             targets.setdefault(key[0], []).append((key[1], i))
 
-    # 1. dependencies (only along edges out of nodes that will run)
+    # 1. dependencies (only along edges out of nodes that will run); roots start at 0
     roots_nodes = [fn for fn, _ in edges if fn is not None]
     needed = _needed(roots_nodes, targets) if targets is not None else None
-    deps: dict = {}
-    seen = set()
-    stack = list(dict.fromkeys(roots_nodes))  # two roots may share a node (outputs of one split)
-    for fn in roots_nodes:
-        seen.add(fn)
+    unique_roots = list(dict.fromkeys(roots_nodes))  # two roots may share a node (outputs of one split)
+    deps = dict.fromkeys(unique_roots, 0)
+    stack = list(unique_roots)
     while stack:
         fn = stack.pop()
         if targets is not None and fn in targets and not accumulate and fn.__class__ is AccumulateGrad:
@@ -233,10 +231,12 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
         for nxt, _ in fn.next_functions:
             if nxt is None or (needed is not None and nxt not in needed):
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
+            c = deps.get(nxt)
+            if c is None:
+                deps[nxt] = 1
                 stack.append(nxt)
+            else:
+                deps[nxt] = c + 1
 
     # 2. seed the input buffers
     buffers: dict = {}
@@ -250,29 +250,52 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
             fanin.setdefault(fn, []).append((nr, None, rec.keep(g._data)))
     ready = []
     counter = 0
-    for fn in dict.fromkeys(roots_nodes):
-        if deps.get(fn, 0) == 0:
+    for fn in unique_roots:
+        if deps[fn] == 0:
             heapq.heappush(ready, (-fn.seq, counter, fn))
             counter += 1
 
     grad_mode.enabled = bool(create_graph)
     heappop, heappush, step_record = heapq.heappop, heapq.heappush, record.StepRecord
-    add_step = pass_rec.steps.append if pass_rec is not None else None
+    # the edges of a node are handled by the loop below unless values are recorded or only
+    # some nodes run (autograd.grad): then by _edges_general
+    general = keep or needed is not None
+    # steps without values are all alike (no gradients kept): the loop lists the nodes it
+    # runs and their StepRecords are made when the pass ends (_lazy_steps)
+    add_step = ran = None
+    if pass_rec is not None:
+        if general:
+            add_step = pass_rec.steps.append
+        else:
+            ran = []
+    # ``direct``: the one ready node while the heap is empty (a chain never touches the heap);
+    # it goes into the heap, ahead of the next, as soon as a second node is ready
+    direct = None
+    step = None
     try:
-        while ready:
-            _, _, fn = heappop(ready)
+        while True:
+            if direct is not None:
+                fn = direct
+                direct = None
+            elif ready:
+                fn = heappop(ready)[2]
+            else:
+                break
             grads = buffers.pop(fn, None)
             if grads is None:
                 grads = [None] * fn.n_outputs
             if fn.pre_hooks or fn.retains_grad:
                 grads = _pre_hooks(fn, grads)
-            step = None
-            if pass_rec is not None:
-                step = step_record(fn.rec.id if fn.rec is not None else None,
-                                   _kept(rec, grads) if keep else [None] * len(grads), [])
-                add_step(step)
-                if fanin is not None:
+            if ran is not None:
+                ran.append(fn)
+            elif add_step is not None:
+                r = fn.rec
+                if keep:
+                    step = step_record(r.id if r is not None else None, _kept(rec, grads), [])
                     step.fan_in = _fan_in(fanin.pop(fn, ()))
+                else:
+                    step = step_record(r.id if r is not None else None, [None] * len(grads), [])
+                add_step(step)
             if targets is not None and fn in targets:
                 for nr, i in targets[fn]:
                     captures[i] = grads[nr]
@@ -286,53 +309,126 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
                 if accumulate:
                     _accumulate(fn, grads[0], create_graph, step, rec)
                 continue
-            outs = _call(fn, grads)
+            # the node's backward formula (PyTorch's Node::apply)
+            if fn.saved is None and fn.had_saved:
+                raise RuntimeError(SAVED_FREED)
+            nexts = fn.next_functions
+            if fn.n_outputs == 1 and "out_meta" not in fn.attrs:  # multi-output ops take a list
+                g = grads[0]
+                outs = [None] * len(nexts) if g is None else fn.op.backward(Context(fn), g)
+            elif all(g is None for g in grads):
+                outs = [None] * len(nexts)
+            else:
+                outs = fn.op.backward(Context(fn), grads)
+            if outs.__class__ is not tuple and outs.__class__ is not list:
+                outs = list(outs)
             if _anomaly.enabled and _anomaly.check_nan:
                 _anomaly.check_outputs(fn, outs)
-            if not retain_graph:
-                fn.release()
+            if not retain_graph and fn.had_saved:
+                fn.saved = None  # Node.release
             if fn.post_hooks:
+                outs = list(outs)
                 for hook in list(fn.post_hooks):
                     new = hook(tuple(outs), tuple(grads))
                     if new is not None:
                         outs = _hook_grads(hook, new, len(outs))
-            for (nxt, nr), g, meta in zip(fn.next_functions, outs, fn.in_meta):
-                skip = nxt is None or (needed is not None and nxt not in needed)
-                if g is not None and not skip:
-                    g0 = g
-                    if meta is not None and (g._data.shape != meta[0] or g._dtype is not meta[1]):
-                        g = _validate(g, meta)
-                    if keep and g is not g0 and g0._data.shape != g._data.shape:
-                        # the broadcast sum-back (validate_outputs' sum_to): the record keeps what
-                        # the input receives, and the op's own output before the sum
-                        if step.sum_back is None:
-                            step.sum_back = {}
-                        step.sum_back[len(step.grads_out)] = rec.keep(g0._data)
-                if step is not None:
-                    step.grads_out.append(rec.keep(g._data) if keep and g is not None and nxt is not None else None)
-                if skip:
+            if general:
+                counter = _edges_general(fn, outs, step, buffers, deps, ready, counter, needed, fanin, rec)
+                continue
+            if ran is not None and len(outs) != len(nexts):
+                ran[-1] = (fn, min(len(outs), len(nexts), len(fn.in_meta)))
+            for (nxt, nr), g, meta in zip(nexts, outs, fn.in_meta):
+                if nxt is None:
                     continue
                 if g is not None:
-                    _add_to(buffers, nxt, nr, g)
-                    if fanin is not None:
-                        fanin.setdefault(nxt, []).append(
-                            (nr, fn.rec.id if fn.rec is not None else None, rec.keep(g._data)))
+                    if meta is not None and (g._data.shape != meta[0] or g._dtype is not meta[1]):
+                        g = _validate(g, meta)
+                    slot = buffers.get(nxt)
+                    if slot is None:
+                        if nxt.n_outputs == 1:
+                            buffers[nxt] = [g]
+                        else:
+                            slot = buffers[nxt] = [None] * nxt.n_outputs
+                            slot[nr] = g
+                    else:
+                        prev = slot[nr]
+                        slot[nr] = g if prev is None else _sum(prev, g)
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
-                    heappush(ready, (-nxt.seq, counter, nxt))
-                    counter += 1
+                    if direct is None and not ready:
+                        direct = nxt
+                    else:
+                        if direct is not None:
+                            heappush(ready, (-direct.seq, counter, direct))
+                            counter += 1
+                            direct = None
+                        heappush(ready, (-nxt.seq, counter, nxt))
+                        counter += 1
     except Exception as exc:
         if pass_rec is not None:
             pass_rec.error = f"{type(exc).__name__}: {exc}"
+            if ran and ran[-1] is fn:
+                ran[-1] = (fn, 0)  # the node that raised passed nothing on
         raise
     finally:
         grad_mode.enabled = prev_mode
+        if ran:
+            _lazy_steps(pass_rec.steps, ran)
         if pass_rec is not None and rec.folder is not None:
             rec.folder.pass_done(rec)
     if captures is not None:
         return [captures.get(i) for i in range(len(capture_inputs))]
     return None
+
+
+def _lazy_steps(steps, ran):
+    """The StepRecords of a pass without values: per node run, ``grad_in`` and
+    ``grads_out`` are Nones, one per output and one per edge (none for AccumulateGrad);
+    ``(node, count)`` in ``ran`` gives another count of edges."""
+    step_record = record.StepRecord
+    add = steps.append
+    for fn in ran:
+        if fn.__class__ is tuple:
+            fn, n = fn
+        else:
+            n = 0 if fn.__class__ is AccumulateGrad else len(fn.next_functions)
+        r = fn.rec
+        add(step_record(r.id if r is not None else None, [None] * fn.n_outputs, [None] * n))
+
+
+def _edges_general(fn, outs, step, buffers, deps, ready, counter, needed, fanin, rec):
+    """Pass a node's gradients on along its edges, recording what each edge carries
+    (``keep_values``) and skipping the nodes ``autograd.grad`` does not run (not in
+    ``needed``). Returns the heap's next counter."""
+    keep = fanin is not None
+    for (nxt, nr), g, meta in zip(fn.next_functions, outs, fn.in_meta):
+        skip = nxt is None or (needed is not None and nxt not in needed)
+        if g is not None and not skip:
+            g0 = g
+            if meta is not None and (g._data.shape != meta[0] or g._dtype is not meta[1]):
+                g = _validate(g, meta)
+            if keep and g is not g0 and g0._data.shape != g._data.shape:
+                # the broadcast sum-back (validate_outputs' sum_to): the record keeps what
+                # the input receives, and the op's own output before the sum
+                if step.sum_back is None:
+                    step.sum_back = {}
+                step.sum_back[len(step.grads_out)] = rec.keep(g0._data)
+        if step is not None:
+            step.grads_out.append(rec.keep(g._data) if keep and g is not None and nxt is not None else None)
+        if skip:
+            continue
+        if g is not None:
+            _add_to(buffers, nxt, nr, g)
+            if keep:
+                fanin.setdefault(nxt, []).append(
+                    (nr, fn.rec.id if fn.rec is not None else None, rec.keep(g._data)))
+        left = deps[nxt] - 1
+        deps[nxt] = left
+        if left == 0:
+            heapq.heappush(ready, (-nxt.seq, counter, nxt))
+            counter += 1
+    return counter
 
 
 def _needed(roots, targets):
@@ -386,14 +482,16 @@ def _add_to(buffers, fn, nr, g):
     if slot is None:
         slot = buffers[fn] = [None] * fn.n_outputs
     prev = slot[nr]
-    if prev is None:
-        slot[nr] = g
-    elif not grad_mode.enabled and prev._dtype is g._dtype and prev._data.shape == g._data.shape \
+    slot[nr] = g if prev is None else _sum(prev, g)
+
+
+def _sum(prev, g):
+    """Two gradients arriving at one input (fan-in): ``prev + g``."""
+    if not grad_mode.enabled and prev._dtype is g._dtype and prev._data.shape == g._data.shape \
             and prev.__class__ is Tensor and g.__class__ is Tensor:
         # what ``prev + g`` computes for two tensors of one dtype and shape, without the op's checks
-        slot[nr] = Tensor._make(np.asarray(prev._data + g._data), prev._dtype)
-    else:
-        slot[nr] = prev + g
+        return Tensor._make(np.asarray(prev._data + g._data), prev._dtype)
+    return prev + g
 
 
 def _pre_hooks(fn, grads):

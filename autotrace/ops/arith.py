@@ -109,6 +109,10 @@ def _exact(r, ad, other, npfn):
     return _arr(npfn(ad, ad.dtype.type(other) if other.__class__ is float else other))
 
 
+_FLOAT = dtypes.FLOAT
+_tensor_make = Tensor._make
+
+
 def _result_dtype(a, b):
     """torch.result_type of two tensors, a wrapped Python number counting as a scalar."""
     if not a._wrapped:
@@ -141,9 +145,11 @@ def _alpha(alpha):
 @op("add", "AddBackward0", ("self", "other"),
     vjp={"self": "grad", "other": "grad * alpha"}, local={"self": "1", "other": "alpha"})
 def ADD(ctx, g):
-    alpha = ctx.alpha
-    return (g if ctx.needs(0) else None,
-            (g if alpha == 1 else g * alpha) if ctx.needs(1) else None)
+    node = ctx.node
+    alpha = node.attrs["alpha"]  # ctx.alpha: add saves no tensors
+    edges = node.next_functions
+    return (g if edges[0][0] is not None else None,
+            (g if alpha == 1 else g * alpha) if edges[1][0] is not None else None)
 
 
 @export(torch=("add",), tensor=("add",))
@@ -168,9 +174,11 @@ def add(input, other, *, alpha=1):
 @op("sub", "SubBackward0", ("self", "other"),
     vjp={"self": "grad", "other": "-grad * alpha"}, local={"self": "1", "other": "-alpha"})
 def SUB(ctx, g):
-    alpha = ctx.alpha
-    return (g if ctx.needs(0) else None,
-            (-g if alpha == 1 else -g * alpha) if ctx.needs(1) else None)
+    node = ctx.node
+    alpha = node.attrs["alpha"]  # ctx.alpha: sub saves no tensors
+    edges = node.next_functions
+    return (g if edges[0][0] is not None else None,
+            (-g if alpha == 1 else -g * alpha) if edges[1][0] is not None else None)
 
 
 @export(torch=("sub", "subtract"), tensor=("sub", "subtract"))
@@ -245,27 +253,33 @@ def rsub(input, other, *, alpha=1):
 @op("mul", "MulBackward0", ("self", "other"),
     vjp={"self": "grad * other", "other": "grad * self"}, local={"self": "other", "other": "self"})
 def MUL(ctx, g):
-    return (_times(g, ctx, "other") if ctx.needs(0) else None,
-            _times(g, ctx, "self") if ctx.needs(1) else None)
+    edges = ctx.node.next_functions
+    return (_times(g, ctx, "other") if edges[0][0] is not None else None,
+            _times(g, ctx, "self") if edges[1][0] is not None else None)
 
 
 def _times(g, ctx, name):
-    """``g * ctx.<name>``; a saved Python number (the 3 in ``x * 3``) multiplies as the
-    number, without wrapping it again, when no graph is being recorded."""
-    saved = ctx.node.saved
+    """``g * ctx.<name>``. When no graph is being recorded and ``g`` is small (below
+    :data:`_SMALL` elements), the product :func:`mul` computes is made here without its
+    checks: for a saved Python number (the 3 in ``x * 3``, not wrapped again) and for a
+    saved tensor of ``g``'s dtype and shape (:func:`_binary`'s common case)."""
+    node = ctx.node
+    saved = node.saved
     s = saved.get(name) if saved is not None else None
-    if s.__class__ is _SavedTensor and s.counter is None and not _grad_mode.enabled and s.data.__class__ is float:
-        return _mul_number(g, s.data)
+    if s.__class__ is _SavedTensor and not _grad_mode.enabled and g.__class__ is Tensor and not g._wrapped:
+        gd = g._data
+        if gd.size < _SMALL:
+            dt = g._dtype
+            if s.counter is None:  # a number: mul casts it to g's floating dtype
+                d = s.data
+                if dt.category == _FLOAT and (d.__class__ is float or (
+                        d.__class__ is int and -_EXACT_INT <= d <= _EXACT_INT and (dt is _F32 or dt is _F64))):
+                    return _tensor_make(gd * dt.np.type(d), dt)
+            else:
+                t = s.tensor if s.counter.value == s.version and not s.is_output else s.unpack(node)
+                if t.__class__ is Tensor and t._dtype is dt and not t._wrapped and t._data.shape == gd.shape:
+                    return _tensor_make(gd * t._data, dt)
     return g * getattr(ctx, name)
-
-
-def _mul_number(g, number: float):
-    """``g * number`` for a tensor ``g`` outside grad mode, as :func:`mul` computes it
-    (the number cast to ``g``'s floating dtype, then multiplied)."""
-    dt = g._dtype
-    if dt.category == dtypes.FLOAT and not g._wrapped and g._data.size < _SMALL:
-        return Tensor._make(_arr(g._data * dt.np.type(number)), dt)
-    return g * number
 
 
 @export(torch=("mul", "multiply"), tensor=("mul", "multiply"))

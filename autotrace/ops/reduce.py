@@ -17,6 +17,7 @@ from .. import diagnostics, dtypes
 from ..tensor import Tensor, wrap_dim
 from . import RESULT, export, make, make_multi, op
 from .accumulate import cumulative, var_all, var_dims, vector_norm
+from .shape import expand_grad
 from .summation import torch_sum
 
 
@@ -59,7 +60,7 @@ def expand_back(g: Tensor, shape, dims, keepdim) -> Tensor:
 
 @op("sum", "SumBackward0", ("self",), vjp={"self": "grad.expand(self.sizes())"}, local={"self": "1"})
 def SUM(ctx, g):
-    return (g.expand(ctx.self_sym_sizes),)
+    return (expand_grad(g, ctx.node.attrs["self_sym_sizes"]),)  # ctx.self_sym_sizes: sum saves no tensors
 
 
 @op("sum_dim", "SumBackward1", ("self",),
@@ -94,7 +95,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 @op("mean", "MeanBackward0", ("self",), vjp={"self": "grad.expand(self.sizes()) / self.numel()"},
     local={"self": "1/N"})
 def MEAN(ctx, g):
-    return (g.expand(ctx.self_sym_sizes) / ctx.numel,)
+    return (expand_grad(g, ctx.self_sym_sizes) / ctx.numel,)
 
 
 @op("mean_dim", "MeanBackward1", ("self",),

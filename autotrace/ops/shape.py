@@ -197,6 +197,19 @@ def expand(input, *sizes):
     return _view_of(input, make(EXPAND, out, (input,), attrs={"self_sym_sizes": x.shape}))
 
 
+def expand_grad(g: Tensor, shape) -> Tensor:
+    """``g.expand(shape)`` for a backward formula (``shape`` a tuple of sizes the gradient
+    broadcasts to). With grad mode off and a 0-dim ``g`` (the gradient of a full
+    reduction), the same view :func:`expand` makes — numpy's broadcast_to array: zero
+    strides, read-only — built directly, without the op's checks."""
+    x = g._data
+    if x.ndim or grad_mode.enabled:
+        return g.expand(shape)
+    out = np.ndarray(shape, x.dtype, x, 0, (0,) * len(shape))
+    out.flags.writeable = False
+    return _view_of(g, Tensor._make(out))
+
+
 @export(tensor=("expand_as",))
 def expand_as(input, other):
     try:
