@@ -281,6 +281,9 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
                 fn = heappop(ready)[2]
             else:
                 break
+            # the last node's gradients go now, not when rebound below: they would be alive
+            # during this node's backward (one more gradient-sized array at the peak)
+            outs = g = None
             grads = buffers.pop(fn, None)
             if grads is None:
                 grads = [None] * fn.n_outputs
