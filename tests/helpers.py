@@ -104,3 +104,23 @@ def check_golden(golden: Path, got: str, message=None) -> None:
             own.unlink()
     expected = own.read_text() if platform != DEFAULT_PLATFORM and own.exists() else golden.read_text()
     assert got == expected, message
+
+
+def run_recorded(src, keep_values=True):
+    """Run ``src`` with autotrace; returns (trace, the Recorder the run used)."""
+    from autotrace import record, runner
+
+    made = []
+    orig = record.Recorder
+
+    class Capturing(orig):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            made.append(self)
+
+    record.Recorder = Capturing
+    try:
+        trace = runner.run(src, "<test>", options=runner.Options(keep_values=keep_values))
+    finally:
+        record.Recorder = orig
+    return trace, made[-1]

@@ -22,12 +22,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autotrace import dtypes, grad_mode, ops, record, runner
+from autotrace import dtypes, grad_mode, ops, runner
 from autotrace.node import Context
 from autotrace.ops import arith
 from autotrace.ops.shape import expand_grad
 from autotrace.tensor import Tensor
-from helpers import require_torch
+from helpers import require_torch, run_recorded
 
 ops.load()
 
@@ -170,23 +170,6 @@ def test_expand_grad_records_a_graph_in_grad_mode():
 # -- whole passes --------------------------------------------------------------------------
 
 
-def _recorder_of(src, keep_values):
-    made = []
-    orig = record.Recorder
-
-    class Capturing(orig):
-        def __init__(self, *a, **kw):
-            super().__init__(*a, **kw)
-            made.append(self)
-
-    record.Recorder = Capturing
-    try:
-        trace = runner.run(src, "<test>", options=runner.Options(keep_values=keep_values))
-    finally:
-        record.Recorder = orig
-    return trace, made[-1]
-
-
 def _step_shapes(rec):
     return [[(s.node, len(s.grad_in), len(s.grads_out)) for s in p.steps] for p in rec.passes]
 
@@ -240,8 +223,8 @@ except RuntimeError as e:
 def test_steps_without_values_match_steps_with_values(src):
     """The records of a pass without values (made when the pass ends) list the nodes of
     the pass with values in the same order, with as many gradients in and out."""
-    t1, plain = _recorder_of(src, keep_values=False)
-    t2, full = _recorder_of(src, keep_values=True)
+    t1, plain = run_recorded(src, keep_values=False)
+    t2, full = run_recorded(src, keep_values=True)
     assert t1.stdout == t2.stdout and t1.error == t2.error
     assert [p.error for p in plain.passes] == [p.error for p in full.passes]
     a, b = _step_shapes(plain), _step_shapes(full)

@@ -7,25 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from autotrace import record, runner
+from helpers import run_recorded
 
 
 def run(src, keep_values=True):
     """Run ``src``; returns (trace, recorder)."""
-    made = []
-    orig = record.Recorder
-
-    class Capturing(orig):
-        def __init__(self, *a, **kw):
-            super().__init__(*a, **kw)
-            made.append(self)
-
-    record.Recorder = Capturing
-    try:
-        trace = runner.run(src, "<test>", options=runner.Options(keep_values=keep_values))
-    finally:
-        record.Recorder = orig
-    return trace, made[-1]
+    return run_recorded(src, keep_values)
 
 
 def out(src):
