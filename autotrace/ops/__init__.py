@@ -475,7 +475,7 @@ def load():
     if _loaded:
         return
     _loaded = True
-    from . import arith, unary, reduce, shape, indexing, linalg, nn, conv, norm, rnn, losses  # noqa: F401
+    from . import arith, power, unary, reduce, shape, indexing, linalg, nn, conv, norm, rnn, losses  # noqa: F401
     from . import activations, adaptive_pool, attention, convert, counting, einsum, feature_dropout, fills, mathops, matrix, put, scatter, similarity, sorting, upsample  # noqa: F401
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
