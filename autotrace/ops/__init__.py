@@ -14,7 +14,6 @@ and attaches the Tensor methods.
 from __future__ import annotations
 
 import re
-
 from types import MappingProxyType
 
 import numpy as np
