@@ -6,6 +6,7 @@ in torch 2.13; a Python number is wrapped as a 0-dim tensor, which is why ``x + 
 
 from __future__ import annotations
 
+import operator as _operator
 from types import MappingProxyType
 
 import numpy as np
@@ -109,6 +110,14 @@ def _exact(r, ad, other, npfn):
     return _arr(npfn(ad, ad.dtype.type(other) if other.__class__ is float else other))
 
 
+def _with_number(ad, bn, pyop, npfn):
+    """``npfn(ad, bn)`` for a number ``bn`` from :func:`_number`: on Python floats for a
+    0-dim ``ad`` (:func:`_exact`), else with ``bn`` in ``ad``'s dtype."""
+    if ad.ndim == 0:
+        return _exact(pyop(ad.item(), bn), ad, bn, npfn)
+    return _arr(npfn(ad, ad.dtype.type(bn)))
+
+
 _FLOAT = dtypes.FLOAT
 _tensor_make = Tensor._make
 
@@ -158,9 +167,8 @@ def add(input, other, *, alpha=1):
     if alpha == 1:
         bn = _number(input, other)
         if bn is not None:
-            ad = input._data
-            out = _exact(ad.item() + bn, ad, bn, np.add) if ad.ndim == 0 else _arr(ad + ad.dtype.type(bn))
-            return make_number(ADD, out, input, other, attrs=_ALPHA_1, dtype=input._dtype)
+            return make_number(ADD, _with_number(input._data, bn, _operator.add, np.add), input, other,
+                               attrs=_ALPHA_1, dtype=input._dtype)
     a, b, ad, bd, dt = _binary(input, other)
     if alpha == 1 and ad.ndim == 0 and bd.ndim == 0 and (dt is _F32 or dt is _F64):
         return make(ADD, _exact(ad.item() + bd.item(), ad, bd, np.add), (a, b), attrs=_alpha(alpha), dtype=dt)
@@ -187,9 +195,8 @@ def sub(input, other, *, alpha=1):
     if alpha == 1:
         bn = _number(input, other)
         if bn is not None:
-            ad = input._data
-            out = _exact(ad.item() - bn, ad, bn, np.subtract) if ad.ndim == 0 else _arr(ad - ad.dtype.type(bn))
-            return make_number(SUB, out, input, other, attrs=_ALPHA_1, dtype=input._dtype)
+            return make_number(SUB, _with_number(input._data, bn, _operator.sub, np.subtract), input, other,
+                               attrs=_ALPHA_1, dtype=input._dtype)
     a, b, ad, bd, dt = _binary(input, other)
     if a._dtype is dtypes.bool_ or b._dtype is dtypes.bool_:
         _bool_sub_error(a, b)
@@ -288,9 +295,8 @@ def mul(input, other):
     and ``self`` when ``other`` does, as PyTorch does."""
     bn = _number(input, other)
     if bn is not None:
-        ad = input._data
-        out = _exact(ad.item() * bn, ad, bn, np.multiply) if ad.ndim == 0 else _arr(ad * ad.dtype.type(bn))
-        return make_number(MUL, out, input, other, dtype=input._dtype, save_other=True)
+        return make_number(MUL, _with_number(input._data, bn, _operator.mul, np.multiply), input, other,
+                           dtype=input._dtype, save_other=True)
     a, b, ad, bd, dt = _binary(input, other)
     if ad.ndim == 0 and bd.ndim == 0 and (dt is _F32 or dt is _F64):
         out = _exact(ad.item() * bd.item(), ad, bd, np.multiply)

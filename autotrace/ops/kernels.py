@@ -357,7 +357,7 @@ def _vml(name: str, npfn):
             if x.dtype == F32:
                 return npfn(x.astype(F64)).astype(F32)
             return npfn(x)
-    f.__name__ = name
+    f.__name__ = f.vml = name
     f.__doc__ = (f"``{npfn.__name__}`` as torch 2.13 computes it: through MKL's vector math (high "
                  "accuracy) when installed, else float32 in float64 and rounded, float64 by numpy.")
     return f

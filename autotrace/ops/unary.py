@@ -41,15 +41,16 @@ def where_scalar_zero(mask, value: Tensor) -> Tensor:
 
 
 def _unary(name, node, npfn, vjp, local, backward, save="self", torch_names=None,
-           tensor_names=None, doc="", inplace=True, integers=None, vml=None):
+           tensor_names=None, doc="", inplace=True, integers=None):
     """Define an elementwise op ``name`` and export it as torch.X, Tensor.X (and X_).
 
     By default integer inputs compute in float32. ``integers`` = (error class, message)
     keeps integer inputs in their own dtype, as torch does for relu/abs/floor/…, and raises
-    that error for bool inputs; ``integers=()`` keeps bool too (sign). ``vml`` names the MKL
-    vector-math function ``npfn`` computes through when MKL is loaded (tried first here, so
-    that the common case skips numpy's error-state switch)."""
+    that error for bool inputs; ``integers=()`` keeps bool too (sign). When ``npfn`` is one
+    of :mod:`.kernels`' MKL vector-math functions (its ``vml`` name), MKL is asked first
+    here, so that the common case skips numpy's error-state switch."""
     o = op(name, node, ("self",), vjp={"self": vjp}, local={"self": local}, doc=doc)(backward)
+    vml = getattr(npfn, "vml", None)
 
     def fn(input):
         if integers is not None and input._dtype.category != dtypes.FLOAT:
@@ -82,9 +83,9 @@ def _unary(name, node, npfn, vjp, local, backward, save="self", torch_names=None
 
 
 exp = _unary("exp", "ExpBackward0", kernels.exp, "grad * result", "exp(self)",
-             lambda ctx, g: (g * ctx.result,), save="result", vml="exp")
+             lambda ctx, g: (g * ctx.result,), save="result")
 log = _unary("log", "LogBackward0", kernels.log, "grad / self", "1/self",
-             lambda ctx, g: (g / ctx.self,), vml="log")
+             lambda ctx, g: (g / ctx.self,))
 log2 = _unary("log2", "Log2Backward0", np.log2, "grad / (self * ln 2)", "1/(self·ln 2)",
               lambda ctx, g: (g / (ctx.self * math.log(2.0)),))
 log10 = _unary("log10", "Log10Backward0", np.log10, "grad / (self * ln 10)", "1/(self·ln 10)",
@@ -94,20 +95,20 @@ log1p = _unary("log1p", "Log1PBackward0", np.log1p, "grad / (1 + self)", "1/(1+s
 expm1 = _unary("expm1", "Expm1Backward0", np.expm1, "grad * (result + 1)", "exp(self)",
                lambda ctx, g: (g * (ctx.result + 1),), save="result")
 sqrt = _unary("sqrt", "SqrtBackward0", kernels.sqrt, "grad / (2 * result)", "1/(2·√self)",
-              lambda ctx, g: (g / (ctx.result * 2),), save="result", vml="sqrt")
+              lambda ctx, g: (g / (ctx.result * 2),), save="result")
 rsqrt = _unary("rsqrt", "RsqrtBackward0", lambda x: 1 / np.sqrt(x), "-0.5 * grad * result³",
                "−½·self^(−3/2)", lambda ctx, g: (g * (ctx.result.pow(3) * -0.5),), save="result")
 reciprocal = _unary("reciprocal", "ReciprocalBackward0", lambda x: 1 / x,
                     "-grad * result²", "−1/self²", lambda ctx, g: (-g * (ctx.result * ctx.result),),
                     save="result")
 sin = _unary("sin", "SinBackward0", kernels.sin, "grad * cos(self)", "cos(self)",
-             lambda ctx, g: (g * ctx.self.cos(),), vml="sin")
+             lambda ctx, g: (g * ctx.self.cos(),))
 cos = _unary("cos", "CosBackward0", kernels.cos, "-grad * sin(self)", "−sin(self)",
-             lambda ctx, g: (g * -ctx.self.sin(),), vml="cos")
+             lambda ctx, g: (g * -ctx.self.sin(),))
 tan = _unary("tan", "TanBackward0", np.tan, "grad * (1 + result²)", "1 + tan²(self)",
              lambda ctx, g: (g * (ctx.result * ctx.result + 1),), save="result")
 tanh = _unary("tanh", "TanhBackward0", kernels.tanh, "grad * (1 - result²)", "1 − tanh²(self)",
-              lambda ctx, g: (_tanh_backward(g, ctx.result),), save="result", vml="tanh")
+              lambda ctx, g: (_tanh_backward(g, ctx.result),), save="result")
 sigmoid = _unary("sigmoid", "SigmoidBackward0", lambda x: kernels.sigmoid(x),
                  "grad * result * (1 - result)", "σ(self)·(1 − σ(self))",
                  lambda ctx, g: ((g * (1 - ctx.result)) * ctx.result,), save="result")
