@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import heapq
 import weakref
+from operator import attrgetter
 
 import numpy as np
 
 from . import anomaly as _anomaly, grad_mode, record, site
 from .node import AccumulateGrad, SAVED_FREED, Context
+from .ops.arith import _exact
 from .tensor import Tensor
 
 NO_GRAD_FN = "element {i} of tensors does not require grad and does not have a grad_fn"
@@ -261,7 +263,7 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
     # some nodes run (autograd.grad): then by _edges_general
     general = keep or needed is not None
     # steps without values are all alike (no gradients kept): the loop lists the nodes it
-    # runs and their StepRecords are made when the pass ends (_lazy_steps)
+    # runs, kept compactly when the pass ends (_bare_steps)
     add_step = ran = None
     if pass_rec is not None:
         if general:
@@ -377,7 +379,7 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
     finally:
         grad_mode.enabled = prev_mode
         if ran:
-            _lazy_steps(pass_rec.steps, ran)
+            pass_rec.steps = _bare_steps(ran)
         if pass_rec is not None and rec.folder is not None:
             rec.folder.pass_done(rec)
     if captures is not None:
@@ -385,19 +387,31 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
     return None
 
 
-def _lazy_steps(steps, ran):
-    """The StepRecords of a pass without values: per node run, ``grad_in`` and
-    ``grads_out`` are Nones, one per output and one per edge (none for AccumulateGrad);
-    ``(node, count)`` in ``ran`` gives another count of edges."""
-    step_record = record.StepRecord
-    add = steps.append
+_rec_id = attrgetter("rec.id")
+_n_outputs = attrgetter("n_outputs")
+_next_functions = attrgetter("next_functions")
+
+
+def _bare_steps(ran):
+    """The steps of a pass without values (:class:`record.BareSteps`) from ``ran``, the
+    nodes it ran in order: per node its record id, outputs and edges (AccumulateGrad has
+    none); ``(node, count)`` in ``ran`` gives another count of edges."""
+    try:  # the usual case, each column in one C-level pass
+        return record.BareSteps(list(map(_rec_id, ran)), list(map(_n_outputs, ran)),
+                                list(map(len, map(_next_functions, ran))))
+    except AttributeError:  # a (node, count) pair, or a node without a record
+        pass
+    nodes, outs, edges = [], [], []
     for fn in ran:
         if fn.__class__ is tuple:
             fn, n = fn
         else:
-            n = 0 if fn.__class__ is AccumulateGrad else len(fn.next_functions)
+            n = len(fn.next_functions)
         r = fn.rec
-        add(step_record(r.id if r is not None else None, [None] * fn.n_outputs, [None] * n))
+        nodes.append(r.id if r is not None else None)
+        outs.append(fn.n_outputs)
+        edges.append(n)
+    return record.BareSteps(nodes, outs, edges)
 
 
 def _edges_general(fn, outs, step, buffers, deps, ready, counter, needed, fanin, rec):
@@ -492,8 +506,12 @@ def _sum(prev, g):
     """Two gradients arriving at one input (fan-in): ``prev + g``."""
     if not grad_mode.enabled and prev._dtype is g._dtype and prev._data.shape == g._data.shape \
             and prev.__class__ is Tensor and g.__class__ is Tensor:
-        # what ``prev + g`` computes for two tensors of one dtype and shape, without the op's checks
-        return Tensor._make(np.asarray(prev._data + g._data), prev._dtype)
+        # what ``prev + g`` computes for two tensors of one dtype and shape, without the op's
+        # checks (0-dim float32/float64 on Python floats, as ``add`` does: arith._exact)
+        a, b = prev._data, g._data
+        if a.ndim == 0 and (a.dtype.char == "f" or a.dtype.char == "d"):
+            return Tensor._make(_exact(a.item() + b.item(), a, b, np.add), prev._dtype)
+        return Tensor._make(np.asarray(a + b), prev._dtype)
     return prev + g
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from operator import attrgetter
 
-from .record import NodeRecord, StepRecord
+from .record import BareSteps, NodeRecord, StepRecord
 
 _NODE_FIELDS = ("name", "line", "col", "text", "statement", "shape", "dtype", "var_name", "saved",
                 "is_leaf", "op")
@@ -137,8 +137,7 @@ class NodeList:
         return self._items[i]
 
     def fold(self, start: int, stop: int, t0: int) -> None:
-        for i in range(start, stop):
-            self._items[i] = None
+        self._items[start:stop] = [None] * (stop - start)
         self._starts.append(start)
         self._segments.append((start, stop, t0, t0 + (stop - start)))
 
@@ -256,10 +255,13 @@ def _nodes_match(rs: list, ts: list, delta, lo, hi) -> bool:
     return True
 
 
-def _steps_match(ss: list, ts: list, delta, lo, hi) -> bool:
-    """Whether each step ``ss[k]`` repeats ``ts[k]`` (lists of one length): the node id
-    shifted as in :func:`_nodes_match`, no gradient, ``.grad`` or fan-in kept, the same
+def _steps_match(ss, ts, delta, lo, hi) -> bool:
+    """Whether each step ``ss[k]`` repeats ``ts[k]`` (sequences of one length): the node
+    id shifted as in :func:`_nodes_match`, no gradient, ``.grad`` or fan-in kept, the same
     number of edges."""
+    if ss.__class__ is BareSteps and ts.__class__ is BareSteps:
+        return ss.outs == ts.outs and ss.edges == ts.edges and ss.nodes == [
+            j + delta if j is not None and lo <= j < hi else j for j in ts.nodes]
     for s, t in zip(ss, ts):
         j = t.node
         if j is not None and lo <= j < hi:
@@ -308,7 +310,7 @@ class Folder:
 
     def _fold(self, rec, start, stop, p) -> bool:
         t = self.template
-        if t is None or p.error is not None or not isinstance(p.steps, list):
+        if t is None or p.error is not None or not isinstance(p.steps, (list, BareSteps)):
             return False
         t0, t1, tp = t
         if stop - start != t1 - t0 or stop == start or len(p.steps) != len(tp.steps) or tp.error is not None:

@@ -96,6 +96,36 @@ class StepRecord:
         self.fan_in = fan_in
 
 
+class BareSteps:
+    """``PassRecord.steps`` of a pass that kept no values (every gradient None): per node
+    run, its record id (``nodes``) and its number of outputs and of edges; the
+    :class:`StepRecord` of a step is built when it is read. A training loop keeps one of
+    these per pass, three small lists instead of a record per node."""
+
+    __slots__ = ("nodes", "outs", "edges")
+
+    def __init__(self, nodes: list, outs: list, edges: list):
+        self.nodes, self.outs, self.edges = nodes, outs, edges
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def __bool__(self) -> bool:
+        return bool(self.nodes)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self.nodes)))]
+        return StepRecord(self.nodes[i], [None] * self.outs[i], [None] * self.edges[i])
+
+    def __iter__(self):
+        for node, n_out, n_edges in zip(self.nodes, self.outs, self.edges):
+            yield StepRecord(node, [None] * n_out, [None] * n_edges)
+
+    def append(self, step):  # pragma: no cover - the pass is finished
+        raise RuntimeError("a finished pass record takes no new steps")
+
+
 class PassRecord:
     """One ``backward()`` or ``torch.autograd.grad`` call. ``error`` is
     ``"Type: message"`` when the call raised — also when it failed before the engine
@@ -302,13 +332,20 @@ class Recorder:
         key = (name, value.__class__, value)
         hit = self._scalar_cache.get(key)
         if hit is None:
-            hit = self._scalar_cache[key] = self.intern_mapping({name: value})
+            if key[1] in _NUMBERS:  # intern_mapping's key for {name: value}, built directly
+                hit = self._mappings.get((key,))
+                if hit is None:
+                    hit = self._mappings[(key,)] = MappingProxyType({name: value})
+            else:
+                hit = self.intern_mapping({name: value})
+            self._scalar_cache[key] = hit
         return hit
 
     def keep(self, array):
         return snapshot(array, self.value_limit) if self.keep_values else None
 
 
+_NUMBERS = (int, float, bool)
 active: Recorder | None = None
 
 
@@ -382,11 +419,9 @@ def grad_event(leaf, kind: str) -> None:
     rec = active
     if rec is None:
         return
-    from . import site
-
     acc = leaf._acc
     node = acc.rec.id if acc is not None and acc.rec is not None else None
-    here = site.current
+    here = _site.current
     rec.grad_events.append(GradEvent(node, leaf._name, kind, here.line if here is not None else None,
                                      len(rec.passes)))
     event("grad_reset", node=node, name=leaf._name, how=kind)

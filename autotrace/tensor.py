@@ -13,7 +13,7 @@ import weakref
 
 import numpy as np
 
-from . import diagnostics, dtypes, grad_mode, resources
+from . import diagnostics, dtypes, grad_mode, record, resources
 from .device import CPU as _CPU, Device  # noqa: F401  (Device re-exported)
 from .node import AccumulateGrad, VersionCounter
 
@@ -208,7 +208,6 @@ class Tensor:
                     f"attempting to assign a gradient of size '[{', '.join(map(str, value._data.shape))}]' to a "
                     f"tensor of size '[{', '.join(map(str, self._data.shape))}]'. Please ensure that the gradient "
                     "and the tensor are the same size")
-        from . import record
         if record.active is not None:
             if value is None:
                 if self._grad is not None:

@@ -5,6 +5,8 @@ backward passes against torch.
   number, a saved tensor of ``g``'s dtype and shape) against ``g * ctx.<name>``;
 - the 0-dim gradient of a full sum expanded to the input's shape (``expand_grad``)
   against ``g.expand(shape)``;
+- one-element TanhBackward0 and fan-in sums on Python floats against the array kernel,
+  the add op and torch;
 - the engine's loop for passes without values (steps made when the pass ends, the ready
   node kept out of the heap) against the records of a pass with values, and random
   graphs with hooks (order of execution), retain_grad, numbers at the edges, create_graph
@@ -321,3 +323,66 @@ def test_random_graphs_run_as_in_torch(src):
         warnings.simplefilter("ignore")
         want = _torch_stdout(src)
     assert _autotrace_stdout(src) == want, src
+
+
+def _f32_values():
+    return st.one_of(values, st.integers(0, 2**32 - 1).map(
+        lambda b: float(np.array(b, np.uint32).view(np.float32))))
+
+
+@settings(max_examples=500, deadline=None)
+@given(g=_f32_values(), y=_f32_values())
+def test_tanh_backward_of_one_element_is_the_kernel(g, y):
+    """TanhBackward0 of 0-dim float32 (Python floats and ``fma32_float``) against the
+    array kernel ``grad · fma(-y, y, 1)``, bit for bit (nan left to numpy)."""
+    from autotrace.ops import kernels
+    from autotrace.ops.unary import _tanh_backward
+    with np.errstate(all="ignore"):
+        gd, yd = np.array(g, np.float32), np.array(y, np.float32)
+        expected = kernels.tanh_backward(gd, yd)
+    prev = grad_mode.enabled
+    grad_mode.enabled = False
+    try:
+        got = _tanh_backward(Tensor._make(gd), Tensor._make(yd))
+    finally:
+        grad_mode.enabled = prev
+    assert got._dtype is dtypes.float32 and got._data.shape == ()
+    assert got._data.tobytes() == np.asarray(expected, np.float32).tobytes()
+
+
+def test_tanh_backward_of_one_element_matches_torch():
+    torch = require_torch()
+    rng = np.random.default_rng(3)
+    ys = np.concatenate([np.tanh(rng.standard_normal(300) * 3), [0.0, -0.0, 1.0, -1.0, 0.99999994, 1e-30]])
+    gs = np.concatenate([rng.standard_normal(300) * 10.0 ** rng.integers(-30, 30, 300), [1.0, -0.0, 3e38, 1e-45, 2.0, 0.5]])
+    from autotrace.ops.unary import _tanh_backward
+    prev = grad_mode.enabled
+    grad_mode.enabled = False
+    try:
+        for y, g in zip(ys.astype(np.float32), gs.astype(np.float32)):
+            ours = _tanh_backward(Tensor._make(np.array(g)), Tensor._make(np.array(y)))._data
+            ref = torch.ops.aten.tanh_backward(torch.tensor(g), torch.tensor(y)).numpy()
+            assert ours.tobytes() == ref.tobytes(), (g, y)
+    finally:
+        grad_mode.enabled = prev
+
+
+@settings(max_examples=500, deadline=None)
+@given(dt=st.sampled_from([dtypes.float32, dtypes.float64]), a=_f32_values(), b=_f32_values(),
+       shape=st.sampled_from([(), (1,), (2,)]))
+def test_fan_in_sum_is_the_add_op(dt, a, b, shape):
+    """Two gradients arriving at one input (``engine._sum``; 0-dim on Python floats) are
+    what ``prev + g`` gives, bit for bit."""
+    from autotrace.engine import _sum
+    with np.errstate(all="ignore"):
+        x = Tensor._make(np.full(shape, a, dt.np), dt)
+        y = Tensor._make(np.full(shape, b, dt.np), dt)
+    prev = grad_mode.enabled
+    grad_mode.enabled = False
+    try:
+        with np.errstate(all="ignore"):
+            got, expected = _sum(x, y), arith.add(x, y)
+    finally:
+        grad_mode.enabled = prev
+    assert got._dtype is expected._dtype and got._data.shape == expected._data.shape
+    assert got._data.tobytes() == expected._data.tobytes()

@@ -11,7 +11,8 @@ import pytest
 from helpers import require_torch
 
 from autotrace.ops import reduce
-from autotrace.ops.summation import torch_sum
+from autotrace.ops import summation
+from autotrace.ops.summation import small_sum, torch_sum
 from autotrace.tensor import Tensor
 
 DTYPES = (np.float32, np.float64)
@@ -98,6 +99,7 @@ def test_small_sums_take_the_scalar_path_bit_exact(dtype):
     torch = require_torch()
     rng = np.random.default_rng(7)
     bad = []
+    lanes = summation._lanes(dtype)  # one SIMD vector: below it, the scalar path
     for n in range(1, 8):
         for trial in range(400):
             x = (rng.standard_normal(n) * 10.0 ** rng.integers(-8, 9, n)).astype(dtype)
@@ -107,8 +109,22 @@ def test_small_sums_take_the_scalar_path_bit_exact(dtype):
                 x[:] = -0.0
             if trial == 17:
                 x[0] = np.inf
+            if trial == 19:
+                x[-1] = -np.inf
+                x[0] = np.inf
+            if trial == 23:
+                x[n // 2] = np.nan
             for a, d in ((x, None), (x.reshape(1, n), 1), (x.reshape(n, 1), 0), (x.reshape(1, n, 1), None)):
                 ref = (torch.from_numpy(a).sum() if d is None else torch.from_numpy(a).sum(d)).numpy()
                 if _bits(torch_sum(a, d)) != _bits(ref):
                     bad.append((a.shape, d, x.tolist()))
+                if d is None:
+                    # the op's shortcut (reduce.sum of fewer elements than one vector)
+                    short = small_sum(a)
+                    if (short is None) != (n >= lanes) or (short is not None and _bits(short) != _bits(ref)) \
+                            or _bits(reduce.sum(Tensor._make(a))._data) != _bits(ref):
+                        bad.append(("small_sum", a.shape, x.tolist()))
     assert not bad, bad[:3]
+    assert small_sum(np.ones(8, np.float32)) is None and small_sum(np.ones(4)) is None  # one vector: the cascade
+    assert small_sum(np.ones((3, 2), np.float32).T) is None  # not C-contiguous: torch_sum's layout
+    assert small_sum(np.ones(3, np.int64)) is None and small_sum(np.float32(1).reshape(())) is None

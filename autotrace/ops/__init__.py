@@ -203,9 +203,82 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
             break
     else:
         return t
-    edges = []  # next_functions
-    ids = []    # the record's inputs: (node id, output index) per edge
-    meta = []   # (shape, dtype) of each input (None for a wrapped number), for validating its gradient
+    n = len(inputs)
+    if n == 2 and inputs[0] is not None and inputs[1] is not None \
+            and not inputs[0]._wrapped and not inputs[1]._wrapped:
+        edges, ids = _two_edges(inputs)
+        x, y = inputs
+        meta = ((x._data.shape, x._dtype), (y._data.shape, y._dtype))
+        wrapped = False
+    elif n == 1 and not inputs[0]._wrapped:  # (the loop above found it requires grad)
+        x = inputs[0]
+        fn = x.grad_fn
+        if fn is not None:
+            nr = x._output_nr
+        else:
+            fn = x._acc
+            if fn is None:
+                fn = x._grad_accumulator()
+            nr = 0
+        r = fn.rec
+        edges, ids = ((fn, nr),), ((r.id if r is not None else None, nr),)
+        meta = ((x._data.shape, x._dtype),)
+        wrapped = False
+    else:
+        edges, ids, meta, wrapped = _edges(inputs)
+    saved = None
+    names = ()
+    if save:
+        saved = {}
+        names = []
+        for k, v in save.items():
+            if v is RESULT:
+                saved[k] = SavedTensor(t, is_output=True)
+                names.append(k)
+            elif isinstance(v, Tensor):
+                saved[k] = _saved_number(v._data.item()) if v._wrapped else SavedTensor(v)
+                names.append(k)
+            else:
+                saved[k] = v
+                if v.__class__ is SavedTensor:
+                    names.append(k)
+        names = tuple(names)
+    node = t.grad_fn = _op_node(op_, edges, saved, bool(names), attrs or _NO_ATTRS, meta)
+    t._requires_grad = True
+    active = _record.active
+    if active is None:
+        node.rec = None
+        return t
+    if (attrs is None or attrs.__class__ is _ReadOnly) and (saved is None or len(names) == len(saved)):
+        rec_attrs = active.fixed_attrs(attrs)  # no plain values saved: the attrs alone decide
+    elif attrs or saved:
+        rec_attrs = active.node_attrs(attrs or _NO_ATTRS, saved, names)
+    else:
+        rec_attrs = _NO_ATTRS
+    rec = node.rec = active.add_node(op_, ids, t._data.shape, t._dtype.name,
+                                     active.intern(names) if names else (), rec_attrs)
+    if wrapped:
+        scalars = {}
+        for name, x in zip(op_.inputs, inputs):
+            if x is not None and x._wrapped:
+                scalars[name] = x._data.item()
+        if len(scalars) == 1:
+            rec.scalars = active.node_scalar(*next(iter(scalars.items())))
+        else:
+            rec.scalars = active.node_scalars(scalars)
+    if active.keep_values:
+        rec.value = active.keep(t._data)
+    return t
+
+
+def _edges(inputs):
+    """``(next_functions, the record's inputs, in_meta, wrapped)`` of a node over
+    ``inputs`` (tensors, or None for a non-tensor argument): per input its edge, the edge
+    as ``(node id, output index)``, its ``(shape, dtype)`` (None for a wrapped number), and
+    whether some input is a wrapped number."""
+    edges = []
+    ids = []
+    meta = []
     wrapped = False
     for x in inputs:
         if x is None:
@@ -231,49 +304,37 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
             wrapped = True
         else:
             meta.append((x._data.shape, x._dtype))
-    saved = None
-    names = ()
-    if save:
-        saved = {}
-        names = []
-        for k, v in save.items():
-            if v is RESULT:
-                saved[k] = SavedTensor(t, is_output=True)
-                names.append(k)
-            elif isinstance(v, Tensor):
-                saved[k] = _saved_number(v._data.item()) if v._wrapped else SavedTensor(v)
-                names.append(k)
-            else:
-                saved[k] = v
-                if v.__class__ is SavedTensor:
-                    names.append(k)
-        names = tuple(names)
-    node = t.grad_fn = _op_node(op_, tuple(edges), saved, bool(names), attrs or _NO_ATTRS, tuple(meta))
-    t._requires_grad = True
-    active = _record.active
-    if active is None:
-        node.rec = None
-        return t
-    if (attrs is None or attrs.__class__ is _ReadOnly) and (saved is None or len(names) == len(saved)):
-        rec_attrs = active.fixed_attrs(attrs)  # no plain values saved: the attrs alone decide
-    elif attrs or saved:
-        rec_attrs = active.node_attrs(attrs or _NO_ATTRS, saved, names)
+    return tuple(edges), tuple(ids), tuple(meta), wrapped
+
+
+def _two_edges(inputs):
+    """The first two of :func:`_edges` for two tensors (the usual binary op), unrolled."""
+    x, y = inputs
+    fx = x.grad_fn
+    if fx is not None:
+        r = fx.rec
+        nr = x._output_nr
+        ex, ix = (fx, nr), (r.id if r is not None else None, nr)
+    elif x._requires_grad:
+        fx = x._acc
+        if fx is None:
+            fx = x._grad_accumulator()
+        r = fx.rec
+        ex, ix = (fx, 0), (r.id if r is not None else None, 0)
     else:
-        rec_attrs = _NO_ATTRS
-    rec = node.rec = active.add_node(op_, tuple(ids), t._data.shape, t._dtype.name,
-                                     active.intern(names) if names else (), rec_attrs)
-    if wrapped:
-        scalars = {}
-        for name, x in zip(op_.inputs, inputs):
-            if x is not None and x._wrapped:
-                scalars[name] = x._data.item()
-        if len(scalars) == 1:
-            rec.scalars = active.node_scalar(*next(iter(scalars.items())))
-        else:
-            rec.scalars = active.node_scalars(scalars)
-    if active.keep_values:
-        rec.value = active.keep(t._data)
-    return t
+        ex = ix = _NO_EDGE
+    fy = y.grad_fn
+    if fy is not None:
+        r = fy.rec
+        nr = y._output_nr
+        return (ex, (fy, nr)), (ix, (r.id if r is not None else None, nr))
+    if y._requires_grad:
+        fy = y._acc
+        if fy is None:
+            fy = y._grad_accumulator()
+        r = fy.rec
+        return (ex, (fy, 0)), (ix, (r.id if r is not None else None, 0))
+    return (ex, _NO_EDGE), (ix, _NO_EDGE)
 
 
 def make_number(op_, out, a, number, attrs=None, dtype=None, save_other=False):

@@ -80,6 +80,8 @@ def _number(a, b):
         dt = a._dtype
         if not a._wrapped and a._data.size < _SMALL:
             if dt is _F32:
+                if cb is int and -_F32_EXACT_INT <= b <= _F32_EXACT_INT:
+                    return float(b)  # exactly a float32
                 v = _F32_OF.get(b)
                 if v is None:
                     v = float(_np_f32(b))
@@ -92,6 +94,7 @@ def _number(a, b):
 
 
 _EXACT_INT = 2 ** 53
+_F32_EXACT_INT = 2 ** 24
 _F32, _F64 = dtypes.float32, dtypes.float64
 _np_f32 = np.float32
 _F32_OF: dict = {}  # a Python number -> its float32 value (as a Python float)
@@ -279,13 +282,19 @@ def _times(g, ctx, name):
             dt = g._dtype
             if s.counter is None:  # a number: mul casts it to g's floating dtype
                 d = s.data
+                bn = _number(g, d)
+                if bn is not None:
+                    return _tensor_make(_with_number(gd, bn, _operator.mul, np.multiply), dt)
                 if dt.category == _FLOAT and (d.__class__ is float or (
                         d.__class__ is int and -_EXACT_INT <= d <= _EXACT_INT and (dt is _F32 or dt is _F64))):
                     return _tensor_make(gd * dt.np.type(d), dt)
             else:
                 t = s.tensor if s.counter.value == s.version and not s.is_output else s.unpack(node)
                 if t.__class__ is Tensor and t._dtype is dt and not t._wrapped and t._data.shape == gd.shape:
-                    return _tensor_make(gd * t._data, dt)
+                    td = t._data
+                    if gd.ndim == 0 and (dt is _F32 or dt is _F64):
+                        return _tensor_make(_exact(gd.item() * td.item(), gd, td, np.multiply), dt)
+                    return _tensor_make(gd * td, dt)
     return g * getattr(ctx, name)
 
 

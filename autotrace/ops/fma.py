@@ -113,18 +113,28 @@ def _ndim(x) -> int:
 
 
 def _fma32_scalar(a, b, c) -> np.ndarray:
-    """:func:`fma32` of three single numbers, the same steps in Python floats (which are
-    float64): a 0-dim float32 array."""
+    """:func:`fma32` of three single numbers, by :func:`fma32_float`: a 0-dim float32
+    array."""
     a, b, c = float(F32(a)), float(F32(b)), float(F32(c))
+    r = fma32_float(a, b, c)
+    if r != r:
+        return np.asarray(F32(a * b + c), F32)  # nan: its sign and payload as numpy rounds it
+    return np.asarray(r, F32)
+
+
+def fma32_float(a: float, b: float, c: float) -> float:
+    """``a·b + c`` rounded once to float32, for Python floats holding float32 values: the
+    steps of :func:`_fma32_exact` in Python floats (which are float64); the result is a
+    Python float holding a float32 value (nan when the sum is nan)."""
     p = a * b
     s = p + c
-    r = F32(s)
-    r64 = float(r)
+    r64 = float(F32(s))
     if s != r64 and math.isfinite(s):
         bb = s - p
         e = (p - (s - bb)) + (c - bb)
         if e != 0:
+            r = F32(r64)
             other = np.nextafter(r, _INF32 if s > r64 else -_INF32)
             if s == (r64 + float(other)) * 0.5:
-                r = max(r, other) if e > 0 else min(r, other)
-    return np.asarray(r, F32)
+                r64 = float(max(r, other) if e > 0 else min(r, other))
+    return r64

@@ -10,6 +10,7 @@ choice, not nan).
 from __future__ import annotations
 
 from collections import namedtuple
+from types import MappingProxyType
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from ..tensor import Tensor, wrap_dim
 from . import RESULT, export, make, make_multi, op
 from .accumulate import cumulative, var_all, var_dims, vector_norm
 from .shape import expand_grad
-from .summation import torch_sum
+from .summation import small_sum, torch_sum
 
 
 def _dims(dim, ndim):
@@ -85,11 +86,27 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     x = input._data
     dims = _dims(dim, x.ndim)
     if dims is None and dim is None:
-        out = torch_sum(x, dtype=dt.np)
-        return make(SUM, out, (input,), attrs={"self_sym_sizes": x.shape}, dtype=dt)
+        out = small_sum(x) if dtype is None else None
+        if out is None:
+            out = torch_sum(x, dtype=dt.np)
+        return make(SUM, out, (input,), attrs=_sizes_attrs(x.shape), dtype=dt)
     out = torch_sum(x, axis=dims, keepdims=keepdim, dtype=dt.np)
     return make(SUM_DIM, out, (input,), dtype=dt,
                 attrs={"self_sym_sizes": x.shape, "dim": dims or tuple(range(x.ndim)), "keepdim": keepdim})
+
+
+def _sizes_attrs(shape):
+    """``{"self_sym_sizes": shape}`` as one read-only mapping per shape, kept for the
+    process (so ``make`` takes the record's attrs from its cache by the mapping's id)."""
+    attrs = _SIZES_ATTRS.get(shape)
+    if attrs is None:
+        if len(_SIZES_ATTRS) >= 1024:
+            return {"self_sym_sizes": shape}  # a plain dict: make's per-mapping cache would grow
+        attrs = _SIZES_ATTRS[shape] = MappingProxyType({"self_sym_sizes": shape})
+    return attrs
+
+
+_SIZES_ATTRS: dict = {}
 
 
 @op("mean", "MeanBackward0", ("self",), vjp={"self": "grad.expand(self.sizes()) / self.numel()"},

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, grad_mode
+from ..node import VersionCounter
 from ..resources import check_count
 from ..tensor import Tensor, wrap_dim
 from .errors import type_str
@@ -206,8 +207,17 @@ def expand_grad(g: Tensor, shape) -> Tensor:
     if x.ndim or grad_mode.enabled:
         return g.expand(shape)
     out = np.ndarray(shape, x.dtype, x, 0, (0,) * len(shape))
-    out.flags.writeable = False
-    return _view_of(g, Tensor._make(out))
+    out.setflags(write=False)
+    t = Tensor._make(out)
+    # _view_of(g, t) with grad mode off, for a gradient (which does not require grad)
+    if g._requires_grad:
+        return _view_of(g, t)
+    counter = g._counter
+    if counter is None:
+        counter = g._counter = VersionCounter()
+    t._counter = counter
+    t._base = g._base if g._base is not None else g
+    return t
 
 
 @export(tensor=("expand_as",))

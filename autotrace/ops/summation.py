@@ -187,21 +187,34 @@ def _layout(a):
 
 
 def _small(flat):
-    """``row(flat)`` for fewer elements than one SIMD vector, in scalar arithmetic: below
-    4 elements plain left to right from +0; from 4 on, ``p_k = x_k`` for k < 4, the rest
-    added to ``p_0`` in order, then ``((p0 + p1) + p2) + p3`` (the same order as
-    :func:`row`, without building the cascade's blocks)."""
-    zero = flat.dtype.type(0)
-    xs = flat.tolist() if flat.dtype == np.float64 else list(flat)  # Python floats are float64
-    if len(xs) < 4:
-        acc = zero + 0.0 if flat.dtype == np.float64 else zero
-        for v in xs:
-            acc = acc + v
-        return np.asarray(acc, flat.dtype)
-    p0 = zero + xs[0]
-    for v in xs[4:]:
-        p0 = p0 + v
-    return np.asarray(((p0 + (zero + xs[1])) + (zero + xs[2])) + (zero + xs[3]), flat.dtype)
+    """``row(flat)`` for fewer elements than one SIMD vector: below 4 elements plain left
+    to right from +0; from 4 on, ``p_k = x_k`` for k < 4, the rest added to ``p_0`` in
+    order, then ``((p0 + p1) + p2) + p3`` (the same order as :func:`row`, without building
+    the cascade's blocks). Both orders are one left-to-right chain (``x0, x4, ..., x1, x2,
+    x3``), run by numpy's sequential ``add.accumulate``; starting from ``x0`` instead of
+    ``+0 + x0`` changes only the sign of an all-zero result (torch's is never -0: a sum
+    from +0 is -0 only when both addends are), which the final ``+ 0`` restores."""
+    n = flat.shape[0]
+    if n > 4:
+        flat = flat[_SMALL_ORDER[n]]
+    return _asarray(_accumulate(flat)[-1] + _ZEROS[flat.dtype.char])
+
+
+def small_sum(a):
+    """``torch_sum(a)`` of a C-contiguous float32/float64 array of fewer elements than one
+    SIMD vector (at least one, at least 1-D), by :func:`_small` without ``torch_sum``'s
+    checks; None for any other array."""
+    w = _SMALL_LANES.get(a.dtype.char)
+    if w is not None and 0 < a.size < w and a.ndim and a.flags.c_contiguous:
+        return _small(a.reshape(-1))
+    return None
+
+
+_SMALL_ORDER = {n: [0] + list(range(4, n)) + [1, 2, 3] for n in range(5, 16)}
+_accumulate = np.add.accumulate
+_asarray = np.asarray
+_ZEROS = {"f": np.float32(0), "d": np.float64(0)}
+_SMALL_LANES = {"f": _lanes(np.float32), "d": _lanes(np.float64)}
 
 
 def _columns(xt, w, s0, s1, starts):

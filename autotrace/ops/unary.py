@@ -14,10 +14,11 @@ import math
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, grad_mode
 from ..tensor import Tensor
 from .errors import broadcast_error
 from . import kernels, mkl
+from .fma import fma32_float
 from . import RESULT, as_tensor_arg, check_inplace, commit_inplace, export, make, op
 
 
@@ -127,14 +128,22 @@ trunc = _unary("trunc", "TruncBackward0", np.trunc, "0", "0", lambda ctx, g: (ze
 frac = _unary("frac", "FracBackward0", lambda x: x - np.trunc(x), "grad", "1", lambda ctx, g: (g,), save=None)
 
 
+_F32 = dtypes.float32
+
+
 def _tanh_backward(g, y):
     """``grad · (1 - y²)`` as torch's kernel computes it (a fused ``1 - y·y``); with
     create_graph the same formula in Tensor ops, so it can be differentiated again."""
-    from .. import grad_mode
-
     if grad_mode.enabled or g._data.dtype != np.float32 or y._data.dtype != np.float32:
         return g * (1 - y * y)
     gd, yd = g._data, y._data
+    if gd.ndim == 0 and yd.ndim == 0:
+        # one element in Python floats: the float32 product of two float32 values is exact
+        # in float64, so rounding it once is numpy's product (a nan is left to numpy)
+        v = yd.item()
+        v = gd.item() * fma32_float(-v, v, 1.0)
+        if v == v:
+            return Tensor._make(np.array(v, np.float32), _F32)
     if type(gd) is not np.ndarray or type(yd) is not np.ndarray or gd.shape != yd.shape:
         gd, yd = np.broadcast_arrays(gd, yd)   # (which returns arrays of one shape as they are)
     return Tensor._make(kernels.tanh_backward(gd, yd))
