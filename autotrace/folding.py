@@ -117,6 +117,15 @@ class NodeList:
             out[start:stop] = items[t0:t1]
         return out
 
+    def segment_of(self, i):
+        """``(start, stop, t0)`` of the folded stretch holding id ``i`` (records ``start ..
+        stop - 1`` repeat records ``t0 ..`` shifted by ``start - t0``), or None when record
+        ``i`` is stored as it is."""
+        if self._items[i] is not None:
+            return None
+        start, stop, t0, _ = self._segments[bisect_right(self._starts, i) - 1]
+        return start, stop, t0
+
     def stretches(self) -> list:
         """``(start, stop, t0)`` for consecutive stretches covering every id: records
         ``start .. stop - 1`` repeat records ``t0 ..`` with ids inside that range shifted by

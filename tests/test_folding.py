@@ -68,6 +68,26 @@ for i in range(10):
     h.backward(retain_graph=True)
 print(w.grad)
 """,
+    "inner_loops": """
+import torch
+torch.manual_seed(0)
+ws = [torch.randn(()).requires_grad_() for _ in range(3)]
+xs = [[1.0, 2.0, -1.0], [0.5, -1.0, 2.0], [2.0, 0.5, 1.0], [1.0, 1.0, 1.0]]
+for step in range(30):
+    loss = torch.tensor(0.0)
+    for x in xs:
+        act = torch.tensor(0.0)
+        for w, xi in zip(ws, x):
+            act = act + w * xi
+        loss = loss + (act.tanh() - 1.0) ** 2
+    for w in ws:
+        w.grad = None
+    loss.backward()
+    with torch.no_grad():
+        for w in ws:
+            w -= 0.1 * w.grad
+print(loss)
+""",
 }
 
 
@@ -144,7 +164,7 @@ def test_template_and_inputs_of_read_as_the_rebuilt_record(name):
     assert nodes.inputs_of(-1) == nodes[-1].inputs
 
 
-@pytest.mark.parametrize("name", ["branch_and_accumulate", "error_midway", "sgd"])   # loops that fold
+@pytest.mark.parametrize("name", ["branch_and_accumulate", "error_midway", "inner_loops", "sgd"])   # loops that fold
 def test_console_tree_of_folded_records_is_the_unfolded_ones(monkeypatch, name):
     """run's grad_fn tree reads folded records through template/inputs_of, never
     rebuilding one, and draws exactly what it draws from unfolded records."""
@@ -175,6 +195,38 @@ def test_console_tree_of_folded_records_is_the_unfolded_ones(monkeypatch, name):
     got = tree_lines(folded)
     assert got == want and want[0]
     assert counted["init"] == 0         # finding the folds rebuilt no record
+
+
+def test_loop_bodies_in_folded_steps_are_found_as_in_unfolded_records(monkeypatch):
+    """find_folds over a folded training loop (inner loops repeated in every step) finds
+    the repetitions it finds over the unfolded records, and a repetition's wiring is
+    worked out once for all the steps that repeat its step, not once per step."""
+    from autotrace import folding
+    from autotrace.render import folds
+
+    calls = []
+    real = folding.NodeList.inputs_of
+    monkeypatch.setattr(folding.NodeList, "inputs_of", lambda self, i: calls.append(i) or real(self, i))
+
+    def found(trace):
+        nodes = trace.nodes
+        order = [c for c in range(len(nodes)) if not nodes[c].is_leaf]
+        calls.clear()
+        got = folds.find_folds(trace, order, folds.innermost_calls(trace))
+        return [(list(map(list, f.reps)), f.lines) for f in got], len(calls)
+
+    reads = {}
+    for steps in (10, 40):
+        src = LOOPS["inner_loops"].replace("range(30)", f"range({steps})")
+        want, _ = found(_unfolded(monkeypatch, src))
+        trace = run(src, "loop.py")
+        assert trace.nodes._segments
+        got, reads[steps] = found(trace)
+        assert got == want
+        assert len(want) >= 2 * steps      # per step: the products of the first point, the points
+    # 30 more steps: the wiring inside a step is looked up (read again, it was ~46 reads a
+    # step here); only the repetition that runs across a step boundary is read each time
+    assert reads[40] - reads[10] < 20 * 30
 
 
 def test_fold_search_is_linear_in_the_loop_length(monkeypatch):

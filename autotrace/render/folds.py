@@ -98,12 +98,23 @@ def find_folds(trace, order, call_of) -> list:
     calls = trace.module_calls
     recs = stored_records(nodes)
     inputs_of = getattr(nodes, "inputs_of", None) or (lambda c: nodes[c].inputs)
+    segment_of = getattr(nodes, "segment_of", None)
+    sigs = {}                   # _consistent's signatures of repetitions in folded stretches
     ids = {}
     keys = array("q")
+    # outside module calls a record's key id is looked up by the record (a loop's repeated
+    # steps share their template's records); the record is kept with it, so its id stays its own
+    of_rec = {}
     for c in order:
         n = recs[c]
         k = call_of[c]
-        key = (n.name, n.line, n.col, n.text, calls[k].module if k is not None else None)
+        if k is None:
+            got = of_rec.get(id(n))
+            if got is None:
+                got = of_rec[id(n)] = (ids.setdefault((n.name, n.line, n.col, n.text, None), len(ids)), n)
+            keys.append(got[0])
+            continue
+        key = (n.name, n.line, n.col, n.text, calls[k].module)
         keys.append(ids.setdefault(key, len(ids)))
     nxt = array("q", bytes(8 * len(keys)))     # the next position of the same key, or -1
     last = {}
@@ -155,10 +166,10 @@ def find_folds(trace, order, call_of) -> list:
                     best = (cand, st, rr)
             _, st, r = best
             skip = 0
-            good = _consistent(recs, inputs_of, order, st, p, r)
+            good = _consistent(recs, inputs_of, order, st, p, r, segment_of, sigs)
             if good < MIN_FOLD and r > MIN_FOLD:
                 skip = 1
-                good = _consistent(recs, inputs_of, order, st + p, p, r - 1)
+                good = _consistent(recs, inputs_of, order, st + p, p, r - 1, segment_of, sigs)
             if good >= MIN_FOLD:
                 reps = Reps(order, st + skip * p, p, good)
                 lines = sorted({recs[c].line for c in reps[-1] if recs[c].line})
@@ -197,11 +208,17 @@ def stored_records(nodes):
     return each() if each is not None else nodes
 
 
-def _consistent(recs, inputs_of, order, st, p, count) -> int:
+def _consistent(recs, inputs_of, order, st, p, count, segment_of=None, sigs=None) -> int:
     """How many leading repetitions of the ``count`` ones of length ``p`` from position
     ``st`` of ``order`` are wired alike (the first may differ where the later ones take
     the carried state: it starts from an initial value). ``order`` is ascending;
-    ``recs``: :func:`stored_records`; ``inputs_of(id)``: the node's inputs."""
+    ``recs``: :func:`stored_records`; ``inputs_of(id)``: the node's inputs.
+
+    ``segment_of(id)`` (``NodeList.segment_of``) and the dict ``sigs`` let signatures be
+    shared: a signature over consecutive ids that lie inside one folded stretch is a
+    function of the ids it repeats (ids inside the stretch's template shift with it, those
+    before it stay and are outside both repetitions), so it is kept under those ids and
+    computed once for all the copies of a training loop's step."""
     if count < 2:
         return count
 
@@ -216,6 +233,14 @@ def _consistent(recs, inputs_of, order, st, p, count) -> int:
         consecutive = order[hi - 1] - order[first] == hi - 1 - first
         base = order[lo]
         back = -p if k else 0
+        key = None
+        if consecutive and segment_of is not None:
+            seg = segment_of(order[first])
+            if seg is not None and order[hi - 1] < seg[1]:
+                key = (base - (seg[0] - seg[2]), p, back)
+                got = sigs.get(key)
+                if got is not None:
+                    return got
         out = []
         for q in range(lo, hi):
             s = []
@@ -242,6 +267,8 @@ def _consistent(recs, inputs_of, order, st, p, count) -> int:
                         continue
                 s.append(_LEAF_SIG if recs[i].is_leaf else _EXT_SIG)
             out.append(tuple(s))
+        if key is not None:
+            sigs[key] = out
         return out
 
     base = sig(1)
