@@ -58,11 +58,16 @@ class NodeList:
             return [self[k] for k in range(*i.indices(len(self._items)))]
         r = self._items[i]
         if r is None:
-            if i < 0:
-                i += len(self._items)
-            start, stop, t0, t1 = self._segments[bisect_right(self._starts, i) - 1]
+            i, (start, stop, t0, t1) = self._segment(i)
             r = _shifted_node(self._items[t0 + i - start], start - t0, t0, t1)
         return r
+
+    def _segment(self, i):
+        """``(i, (start, stop, t0, t1))`` for folded record ``i`` (made non-negative) and
+        the folded segment holding it."""
+        if i < 0:
+            i += len(self._items)
+        return i, self._segments[bisect_right(self._starts, i) - 1]
 
     def __iter__(self):
         items = self._items
@@ -74,9 +79,7 @@ class NodeList:
         ``inputs`` is record ``i``'s own (do not change it)."""
         r = self._items[i]
         if r is None:
-            if i < 0:
-                i += len(self._items)
-            start, _, t0, _ = self._segments[bisect_right(self._starts, i) - 1]
+            i, (start, _, t0, _) = self._segment(i)
             r = self._items[t0 + i - start]
         return r
 
@@ -85,9 +88,7 @@ class NodeList:
         r = self._items[i]
         if r is not None:
             return r.inputs
-        if i < 0:
-            i += len(self._items)
-        start, _, t0, t1 = self._segments[bisect_right(self._starts, i) - 1]
+        i, (start, _, t0, t1) = self._segment(i)
         d = start - t0
         return tuple([(j + d if j is not None and t0 <= j < t1 else j, nr)
                       for j, nr in self._items[t0 + i - start].inputs])
@@ -123,8 +124,7 @@ class NodeList:
         ``i`` is stored as it is."""
         if self._items[i] is not None:
             return None
-        start, stop, t0, _ = self._segments[bisect_right(self._starts, i) - 1]
-        return start, stop, t0
+        return self._segment(i)[1][:3]
 
     def stretches(self) -> list:
         """``(start, stop, t0)`` for consecutive stretches covering every id: records
