@@ -99,7 +99,7 @@ def find_folds(trace, order, call_of) -> list:
     recs = stored_records(nodes)
     inputs_of = getattr(nodes, "inputs_of", None) or (lambda c: nodes[c].inputs)
     segment_of = getattr(nodes, "segment_of", None)
-    sigs = {}                   # _consistent's signatures of repetitions in folded stretches
+    sigs = {}                   # _consistent's shared signatures, and its verdicts on pairs of them
     ids = {}
     keys = array("q")
     # outside module calls a record's key id is looked up by the record (a loop's repeated
@@ -236,11 +236,19 @@ def _consistent(recs, inputs_of, order, st, p, count, segment_of=None, sigs=None
         key = None
         if consecutive and segment_of is not None:
             seg = segment_of(order[first])
-            if seg is not None and order[hi - 1] < seg[1]:
-                key = (base - (seg[0] - seg[2]), p, back)
-                got = sigs.get(key)
-                if got is not None:
-                    return got
+            if seg is not None:
+                last = order[hi - 1]
+                if last < seg[1]:
+                    key = (base - (seg[0] - seg[2]), p, back)
+                elif (nxt := segment_of(seg[1])) is not None and nxt[0] == seg[1] \
+                        and nxt[2] == seg[2] and last < nxt[1]:
+                    # across the boundary of two copies of one step: the same argument, the
+                    # pair of copies standing for the template followed by its next copy
+                    key = (base - (seg[0] - seg[2]), p, back, True)
+                if key is not None:
+                    got = sigs.get(key)
+                    if got is not None:
+                        return got
         out = []
         for q in range(lo, hi):
             s = []
@@ -269,13 +277,22 @@ def _consistent(recs, inputs_of, order, st, p, count, segment_of=None, sigs=None
             out.append(tuple(s))
         if key is not None:
             sigs[key] = out
+            sigs[id(out)] = True    # a shared signature: kept alive here, so its id is its own
         return out
 
     base = sig(1)
     first = sig(0)
-    for a, b in zip(first, base):
-        if len(a) != len(b) or any(x != y and y[0] != "p" for x, y in zip(a, b)):
-            return 1
+    # whether the first repetition is wired like the next (but for the carried state):
+    # a function of the two signatures, kept with them when both are shared
+    pair = (id(first), id(base)) if sigs is not None and id(first) in sigs and id(base) in sigs else None
+    alike = sigs.get(pair) if pair is not None else None
+    if alike is None:
+        alike = all(len(a) == len(b) and all(x == y or y[0] == "p" for x, y in zip(a, b))
+                    for a, b in zip(first, base))
+        if pair is not None:
+            sigs[pair] = alike
+    if not alike:
+        return 1
     k = 2
     while k < count:
         if sig(k) != base:
