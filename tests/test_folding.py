@@ -244,10 +244,12 @@ def test_fold_search_is_linear_in_the_loop_length(monkeypatch):
             reads[0] += 1
             return list.__getitem__(self, i)
 
-    def counted_array(typecode, init=()):
-        return Counted([0] * (len(init) // 8) if isinstance(init, bytes) else init)
+    def counted(make):
+        return lambda *args: Counted(make(*args))
 
-    monkeypatch.setattr(folds, "array", counted_array)
+    # the keys and the next position of each key: what the search reads per position
+    monkeypatch.setattr(folds, "_keys", counted(folds._keys))
+    monkeypatch.setattr(folds, "_next_same", counted(folds._next_same))
 
     def search(steps, samples=4, period=10):
         nodes = []
@@ -307,3 +309,74 @@ def test_fold_check_of_inputs_and_steps_is_the_shift_of_every_id():
         assert _steps_match([s], [t], delta, lo, hi) is want
 
     check()
+
+
+# loops of more than 64 repetitions over consecutive ids, wired alike for a while and then not
+LONG_LOOPS = {
+    "branch_midway": """
+import torch
+x = torch.randn(3, requires_grad=True)
+t = torch.tensor(0.0)
+for i in range(300):
+    t = (t.detach() if i == 150 else t) + (x * i).sum()
+t.backward()
+""",
+    "leaf_or_number": """
+import torch
+x = torch.randn(3, requires_grad=True)
+c = torch.randn(3, requires_grad=True)
+y = x
+for i in range(300):
+    y = torch.tanh(y) * (c if i % 97 else 1.5)
+y.sum().backward()
+""",
+    "reach_back": """
+import torch
+x = torch.randn(3, requires_grad=True)
+y = x
+keep = []
+for i in range(300):
+    z = y * 2
+    keep.append(z)
+    y = z + keep[i // 2 if i > 200 else i]
+y.sum().backward()
+""",
+    "outputs_of_unbind": """
+import torch
+x = torch.randn(4, requires_grad=True)
+h = x
+for i in range(200):
+    j = 2 if i == 120 else 0
+    a, b = h.unbind(0)[j:j + 2]
+    h = torch.stack([a * b, a + b, b, a]) * 0.5
+h.sum().backward()
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(LONG_LOOPS))
+def test_long_loop_bodies_compared_at_once_are_those_compared_one_by_one(monkeypatch, name):
+    """Past 64 repetitions the wiring of a loop body is compared by arrays
+    (folds._alike_many): the same folds as comparing each repetition's signature, in
+    folded and unfolded records, and the comparison found the repetition that breaks."""
+    from autotrace.render import folds
+
+    ends = []
+    real = folds._alike_run
+    monkeypatch.setattr(folds, "_alike_run", lambda *a: ends.append((r := real(*a)) < a[5]) or r)
+
+    def found(trace, many):
+        nodes = trace.nodes
+        order = [c for c in range(len(nodes)) if not nodes[c].is_leaf]
+        with monkeypatch.context() as m:
+            m.setattr(folds, "_MANY", many)
+            got = folds.find_folds(trace, order, folds.innermost_calls(trace))
+        return [(f.reps.start, f.reps.period, f.count, f.lines) for f in got]
+
+    src = LONG_LOOPS[name]
+    for trace in (run(src, "loop.py"), _unfolded(monkeypatch, src)):
+        want = found(trace, 10 ** 9)
+        assert want and max(c for _, _, c, _ in want) > 64
+        ends.clear()
+        assert found(trace, folds._MANY) == want
+        assert True in ends          # a run of repetitions ended at a mismatch

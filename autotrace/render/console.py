@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
-from itertools import chain
-from operator import attrgetter, itemgetter
+from itertools import chain, compress
+from operator import attrgetter, itemgetter, not_
 
 from ..messages import text as _t
 from ..trace import Trace
@@ -116,9 +116,7 @@ def _output_roots(trace: Trace):
     unconsumed = {c for _, c in named}
     stretches = getattr(nodes, "stretches", None)
     if stretches is None:
-        for n in nodes:
-            for i, _ in n.inputs:
-                unconsumed.discard(i)
+        unconsumed.difference_update(map(_first, chain.from_iterable(map(_inputs, nodes))))
     elif unconsumed:
         # a repeated stretch consumes what the stretch it repeats does, shifted: one set of
         # input ids per stored stretch, not a rebuilt record per node
@@ -126,9 +124,7 @@ def _output_roots(trace: Trace):
         used = {}
         for start, stop, t0 in stretches():
             if t0 == start:
-                for n in recs[start:stop]:
-                    for i, _ in n.inputs:
-                        unconsumed.discard(i)
+                unconsumed.difference_update(map(_first, chain.from_iterable(map(_inputs, recs[start:stop]))))
                 continue
             t1 = t0 + (stop - start)
             ids = used.get((t0, t1))
@@ -140,7 +136,7 @@ def _output_roots(trace: Trace):
     return [(name, c) for name, c in named if c in unconsumed]
 
 
-_first, _inputs = itemgetter(0), attrgetter("inputs")
+_first, _inputs, _is_leaf = itemgetter(0), attrgetter("inputs"), attrgetter("is_leaf")
 
 
 class _Tree:
@@ -155,55 +151,47 @@ class _Tree:
         self.depth = max(1, min(depth, (self.width - NOTE_ROOM) // 4))
         self.asked_depth = depth
         nodes = trace.nodes
-        height = self.height = array("q", bytes(8 * len(nodes)))  # longest path of inputs below each node
-        order = array("q")
+        self._heights = {}      # longest path of inputs below a node, worked out when shown
         stretches = getattr(nodes, "stretches", None)
         if stretches is None:
-            for c, n in enumerate(nodes):
-                self._add(c, n.inputs, n.is_leaf, order)
+            order = array("q", compress(range(len(nodes)), map(not_, map(_is_leaf, nodes))))
         else:
             recs = nodes.templates()
-            copies = {}
+            order = array("q")
+            inner = {}
             for start, stop, t0 in stretches():
-                if t0 != start:
-                    t1 = t0 + (stop - start)
-                    got = copies.get((t0, t1))
-                    if got is None:
-                        got = copies[(t0, t1)] = self._copyable(recs, t0, t1)
-                    if got is not False:
-                        # built like the stretch it repeats: the same heights, leaves at the same offsets
-                        height[start:stop] = height[t0:t1]
-                        d = start - t0
-                        order.extend([c + d for c in got])
-                        continue
-                for c in range(start, stop):
-                    n = recs[c]
-                    self._add(c, n.inputs if t0 == start else nodes.inputs_of(c), n.is_leaf, order)
+                t1 = t0 + (stop - start)
+                got = inner.get((t0, t1))
+                if got is None:   # the non-leaf ids of a stored stretch; its copies shift them
+                    got = inner[(t0, t1)] = array("q", compress(range(t0, t1), map(not_, map(_is_leaf, recs[t0:t1]))))
+                d = start - t0
+                order.extend(got if d == 0 else [c + d for c in got])
         self.folds = find_folds(trace, order, innermost_calls(trace))
         self.fold_of = _FoldIndex(order, self.folds)
 
-    def _add(self, c, inputs, is_leaf, order):
-        """Node ``c``'s height from its inputs' (built before it); ``c`` onto ``order``
-        unless it is a leaf."""
-        height = self.height
-        h = 0
-        for i, _ in inputs:
-            if i is not None and i < c and height[i] >= h:
-                h = height[i] + 1
-        height[c] = h
-        if not is_leaf:
-            order.append(c)
-
-    @staticmethod
-    def _copyable(recs, t0, t1):
-        """The non-leaf ids of stored records ``t0 .. t1 - 1`` when each input of each is
-        None, before ``t0`` or an earlier one of them (so a shifted copy of the stretch has
-        the same heights); else False."""
-        for c in range(t0, t1):
-            for i, _ in recs[c].inputs:
-                if i is not None and not (i < t0 or t0 <= i < c):
-                    return False
-        return [c for c in range(t0, t1) if not recs[c].is_leaf]
+    def height(self, c):
+        """The longest path of inputs below node ``c`` (0 for a node without inputs),
+        following inputs made before their node."""
+        memo = self._heights
+        got = memo.get(c)
+        if got is not None:
+            return got
+        nodes = self.trace.nodes
+        inputs_of = getattr(nodes, "inputs_of", None) or (lambda x: nodes[x].inputs)
+        stack = [c]
+        while stack:
+            x = stack[-1]
+            if x in memo:
+                stack.pop()
+                continue
+            below = [i for i, _ in inputs_of(x) if i is not None and i < x]
+            todo = [i for i in below if i not in memo]
+            if todo:
+                stack.extend(todo)
+                continue
+            memo[x] = max([memo[i] + 1 for i in below], default=0)
+            stack.pop()
+        return memo[c]
 
     def _label(self, c, room):
         """The node's label cut to ``room`` columns: the name part whole, the source
@@ -246,15 +234,9 @@ class _Tree:
                 # what fed those iterations from outside the loop body (and not the one shown)
                 inside = set(fold.reps.ids(fold.count))
                 shown = {i for x in fold.reps[earlier] for i, _ in nodes[x].inputs}
-                ext = []
-                listed = set()
                 inputs_of = getattr(nodes, "inputs_of", None) or (lambda x: nodes[x].inputs)
-                for x in fold.reps.ids(earlier):
-                    for i, _ in inputs_of(x):
-                        if (i is not None and i not in inside and i not in shown and i not in seen
-                                and i not in listed):
-                            ext.append(i)
-                            listed.add(i)
+                fed = dict.fromkeys(map(_first, chain.from_iterable(map(inputs_of, fold.reps.ids(earlier)))))
+                ext = [i for i in fed if i is not None and i not in inside and i not in shown and i not in seen]
                 for k in range(len(ext) - 1, -1, -1):
                     last = k == len(ext) - 1
                     b, cn = ("\u2514\u2500\u2500 ", "    ") if last else ("\u251c\u2500\u2500 ", "\u2502   ")
@@ -285,7 +267,7 @@ class _Tree:
             child_pre = pre + cont
             kids = [i for i, _ in n.inputs]
             if level >= self.depth and kids:
-                more = self.height[c]
+                more = self.height(c)
                 out.append((child_pre + "\u2514\u2500\u2500 " + _t("run.tree.levels", count=more), "dim"))
                 continue
             entries = []

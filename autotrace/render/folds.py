@@ -6,10 +6,14 @@ marked ``×30``; ``run``'s grad_fn tree shows one and says how many it folded.""
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import chain
+from operator import attrgetter, itemgetter
+
+import numpy as np
 
 MIN_FOLD = 3            # a loop body is folded when it ran at least this many times
 
@@ -100,27 +104,17 @@ def find_folds(trace, order, call_of) -> list:
     inputs_of = getattr(nodes, "inputs_of", None) or (lambda c: nodes[c].inputs)
     segment_of = getattr(nodes, "segment_of", None)
     sigs = {}                   # _consistent's shared signatures, and its verdicts on pairs of them
-    ids = {}
-    keys = array("q")
-    # outside module calls a record's key id is looked up by the record (a loop's repeated
-    # steps share their template's records); the record is kept with it, so its id stays its own
-    of_rec = {}
-    for c in order:
-        n = recs[c]
-        k = call_of[c]
-        if k is None:
-            got = of_rec.get(id(n))
-            if got is None:
-                got = of_rec[id(n)] = (ids.setdefault((n.name, n.line, n.col, n.text, None), len(ids)), n)
-            keys.append(got[0])
-            continue
-        key = (n.name, n.line, n.col, n.text, calls[k].module)
-        keys.append(ids.setdefault(key, len(ids)))
-    nxt = array("q", bytes(8 * len(keys)))     # the next position of the same key, or -1
-    last = {}
-    for i in range(len(keys) - 1, -1, -1):
-        nxt[i] = last.get(keys[i], -1)
-        last[keys[i]] = i
+    stretches = getattr(nodes, "stretches", None)
+    folded = [(start, stop) for start, stop, t0 in stretches() if start != t0] if stretches else []
+    keys = _keys(recs, order, call_of, calls, bool(folded))
+    ka = np.asarray(keys, dtype=np.int64)
+
+    def plain(a, b):
+        """No id in a .. b is a folded copy (whose signatures _consistent shares instead)."""
+        k = bisect_right(folded, (b, _INF)) - 1
+        return k < 0 or folded[k][1] <= a
+
+    nxt = _next_same(ka)        # the next position of the same key, or -1
     folds = []
     i = 0
     n_keys = len(keys)
@@ -133,12 +127,11 @@ def find_folds(trace, order, call_of) -> list:
         if got is not None and got[0] <= st <= got[1]:
             end = got[1]
         else:
-            end, lim = st, n_keys - p
-            while end < lim and keys[end] == keys[end + p]:
-                end += 1
-                if got is not None and end == got[0]:
-                    end = got[1]
-                    break
+            # up to the run found before with this period, which it then joins
+            joins = got is not None and st < got[0]
+            end = _run_end(keys, ka, st, p, got[0] if joins else n_keys - p)
+            if joins and end == got[0]:
+                end = got[1]
             runs[p] = (st, end)
         return 1 + (end - st) // p
 
@@ -166,10 +159,10 @@ def find_folds(trace, order, call_of) -> list:
                     best = (cand, st, rr)
             _, st, r = best
             skip = 0
-            good = _consistent(recs, inputs_of, order, st, p, r, segment_of, sigs)
+            good = _consistent(recs, inputs_of, order, st, p, r, segment_of, sigs, plain)
             if good < MIN_FOLD and r > MIN_FOLD:
                 skip = 1
-                good = _consistent(recs, inputs_of, order, st + p, p, r - 1, segment_of, sigs)
+                good = _consistent(recs, inputs_of, order, st + p, p, r - 1, segment_of, sigs, plain)
             if good >= MIN_FOLD:
                 reps = Reps(order, st + skip * p, p, good)
                 lines = sorted({recs[c].line for c in reps[-1] if recs[c].line})
@@ -178,6 +171,79 @@ def find_folds(trace, order, call_of) -> list:
                 continue
         i += 1
     return folds
+
+
+def _keys(recs, order, call_of, calls, shared):
+    """Per position of ``order``, a number standing for the node's key: equal numbers for
+    equal (name, line, col, text, module). ``shared``: ``recs`` repeats record objects
+    (a folded node list's templates)."""
+    if not calls:               # no module calls: each column read in one C-level pass
+        rl = list(map(recs.__getitem__, order))
+        if shared:  # repeated steps share their template's records: a key per record object
+            rid = list(map(id, rl))
+            by_id = dict(zip(rid, rl))
+            tuples = list(map(_KEY_FIELDS, by_id.values()))
+        else:
+            tuples = list(map(_KEY_FIELDS, rl))
+        number = dict.fromkeys(tuples)
+        for k, t in enumerate(number):
+            number[t] = k
+        if shared:
+            of_id = dict(zip(by_id, map(number.__getitem__, tuples)))
+            return array("q", map(of_id.__getitem__, rid))
+        return array("q", map(number.__getitem__, tuples))
+    ids = {}
+    keys = array("q")
+    # outside module calls a record's key id is looked up by the record (a loop's repeated
+    # steps share their template's records); the record is kept with it, so its id stays its own
+    of_rec = {}
+    for c in order:
+        n = recs[c]
+        k = call_of[c]
+        if k is None:
+            got = of_rec.get(id(n))
+            if got is None:
+                got = of_rec[id(n)] = (ids.setdefault((n.name, n.line, n.col, n.text, None), len(ids)), n)
+            keys.append(got[0])
+            continue
+        key = (n.name, n.line, n.col, n.text, calls[k].module)
+        keys.append(ids.setdefault(key, len(ids)))
+    return keys
+
+
+_KEY_FIELDS = attrgetter("name", "line", "col", "text")
+_first, _second, _inputs = itemgetter(0), itemgetter(1), attrgetter("inputs")
+
+
+def _run_end(keys, ka, q, p, stop) -> int:
+    """The first position in ``q .. stop - 1`` where the key differs from the one ``p``
+    later, or ``stop``: a few positions one by one, then runs of positions that double
+    in length as arrays (``ka`` holds ``keys``)."""
+    first = min(stop, q + 16)
+    while q < first:
+        if keys[q] != keys[q + p]:
+            return q
+        q += 1
+    step = 64
+    while q < stop:
+        hi = min(stop, q + step)
+        d = np.flatnonzero(ka[q:hi] != ka[q + p:hi + p])
+        if len(d):
+            return q + int(d[0])
+        q, step = hi, step * 2
+    return stop
+
+
+def _next_same(keys):
+    """Per position, the next position holding the same number in ``keys``, or -1."""
+    ka = np.asarray(keys, dtype=np.int64)
+    at = np.argsort(ka, kind="stable")          # positions grouped by key, ascending in each
+    out = np.full(len(ka), -1, dtype=np.int64)
+    same = ka[at[1:]] == ka[at[:-1]]
+    out[at[:-1][same]] = at[1:][same]
+    nxt = array("q")
+    nxt.frombytes(out.tobytes())
+    return nxt
 
 
 def _boundary_ok(trace, order, call_of, st, end) -> bool:
@@ -208,7 +274,7 @@ def stored_records(nodes):
     return each() if each is not None else nodes
 
 
-def _consistent(recs, inputs_of, order, st, p, count, segment_of=None, sigs=None) -> int:
+def _consistent(recs, inputs_of, order, st, p, count, segment_of=None, sigs=None, plain=None) -> int:
     """How many leading repetitions of the ``count`` ones of length ``p`` from position
     ``st`` of ``order`` are wired alike (the first may differ where the later ones take
     the carried state: it starts from an initial value). ``order`` is ascending;
@@ -293,9 +359,75 @@ def _consistent(recs, inputs_of, order, st, p, count, segment_of=None, sigs=None
             sigs[pair] = alike
     if not alike:
         return 1
+    end = st + count * p
+    if count - 2 >= _MANY and order[end - 1] - order[st] == end - 1 - st \
+            and (plain is None or plain(order[st], order[end - 1])):
+        got = _alike_many(recs, order, st, p, count, base)
+        if got is not None:
+            return got
     k = 2
     while k < count:
         if sig(k) != base:
             break
         k += 1
     return k
+
+
+_MANY = 64      # repetitions past which _consistent compares them all at once
+_CODES = {"N": 0, "i": 1, "p": 2, "L": 3, "e": 4}
+_INF = float("inf")
+
+
+def _alike_many(recs, order, st, p, count, base):
+    """The first repetition k >= 2 whose signature is not ``base`` (or ``count``; None
+    when ``base`` has no inputs to compare), for
+    repetitions over consecutive ids: :func:`_consistent`'s per-repetition ``sig(k) !=
+    base`` as array comparisons, on runs of repetitions that double in length (a mismatch
+    early costs little)."""
+    arity = np.array([len(s) for s in base], dtype=np.int64)
+    want = [(_CODES[e[0]], e[1], e[2]) if len(e) == 3 else (_CODES[e[0]], 0, 0) for s in base for e in s]
+    if not want:        # nothing to compare by arrays (repetitions of nodes without inputs)
+        return None
+    row = np.array(want, dtype=np.float64).T        # code, value, output index
+    k, step = 2, 8
+    while k < count:
+        stop = min(count, k + step)
+        got = _alike_run(recs, order, st, p, k, stop, arity, row)
+        if got < stop:
+            return got
+        k, step = stop, step * 2
+    return count
+
+
+def _alike_run(recs, order, st, p, k0, k1, arity, row) -> int:
+    """:func:`_alike_many` on repetitions ``k0 .. k1 - 1``. An input is coded as in the
+    signature: none (0), inside the repetition (1, offset, output index), in the one
+    before it (2, offset, output index), a leaf (3) or another node (4)."""
+    width = row.shape[1]
+    a = order[st + k0 * p]      # consecutive ids, none a folded copy: the records as stored
+    ins = list(map(_inputs, recs[a:a + (k1 - k0) * p]))
+    counts = np.fromiter(map(len, ins), dtype=np.int64, count=len(ins)).reshape(k1 - k0, p)
+    bad = np.flatnonzero((counts != arity).any(axis=1))
+    m = int(bad[0]) if len(bad) else k1 - k0        # these repetitions have base's arity
+    flat = list(chain.from_iterable(ins[:m * p]))
+    ids = np.array(list(map(_first, flat)), dtype=np.float64)     # None -> nan
+    nrs = np.array([0 if x is None else x for x in map(_second, flat)], dtype=np.float64)
+    off = ids - np.repeat(order[st] + (np.arange(k0, k0 + m, dtype=np.float64)) * p, width)
+    code = np.full(len(ids), 4.0)
+    inside = (off >= 0) & (off < p)
+    before = (off >= -p) & (off < 0)
+    none = np.isnan(ids)
+    code[inside] = 1
+    code[before] = 2
+    code[none] = 0
+    other = ~(inside | before | none)
+    if other.any():
+        outside = np.unique(ids[other]).astype(np.int64)
+        leaf = np.array([bool(recs[int(i)].is_leaf) for i in outside])
+        code[other] = np.where(leaf[np.searchsorted(outside, ids[other].astype(np.int64))], 3, 4)
+    val = np.where(inside, off, np.where(before, off + p, 0.0))
+    nrs[~(inside | before)] = 0
+    differ = ((code.reshape(m, width) != row[0]) | (val.reshape(m, width) != row[1])
+              | (nrs.reshape(m, width) != row[2])).any(axis=1)
+    first = np.flatnonzero(differ)
+    return k0 + (int(first[0]) if len(first) else m)
