@@ -33,6 +33,9 @@ _NODE_FIELDS = ("name", "line", "col", "text", "statement", "shape", "dtype", "v
 _node_fields = attrgetter(*_NODE_FIELDS)
 
 
+_INPUTS = attrgetter("inputs")
+
+
 class NodeList:
     """``Recorder.nodes``: a list of :class:`NodeRecord` in which repeated ranges are
     stored as references (see the module docstring)."""
@@ -92,6 +95,17 @@ class NodeList:
         d = start - t0
         return tuple([(j + d if j is not None and t0 <= j < t1 else j, nr)
                       for j, nr in self._items[t0 + i - start].inputs])
+
+    def inputs_between(self, a, b) -> list:
+        """``[self.inputs_of(i) for i in range(a, b)]``, the stored records' read in one
+        C-level pass per stretch."""
+        out = []
+        items = self._items
+        for start, stop, t0 in self.stretches():
+            lo, hi = max(a, start), min(b, stop)
+            if lo < hi:
+                out.extend(map(_INPUTS, items[lo:hi]) if t0 == start else map(self.inputs_of, range(lo, hi)))
+        return out
 
     def iter_inputs(self):
         """``self[i].inputs`` for every record in id order, in one pass (no bisection per

@@ -123,6 +123,9 @@ def test_folded_trace_reads_as_the_unfolded_one(monkeypatch, name):
     inputs = [n.inputs for n in plain.nodes]
     assert list(folded.nodes.iter_inputs()) == inputs
     assert [folded.nodes.inputs_of(i) for i in range(len(inputs))] == inputs
+    third = len(inputs) // 3
+    assert folded.nodes.inputs_between(0, len(inputs)) == inputs
+    assert folded.nodes.inputs_between(third, 2 * third + 1) == inputs[third:2 * third + 1]
     assert folded.nodes._segments or name in NOT_FOLDED    # the readers above were exercised on folds
     for p, q in zip(folded.passes, plain.passes):
         assert [(s.node, s.grad_in, s.grads_out) for s in p.steps] == [(s.node, s.grad_in, s.grads_out) for s in q.steps]

@@ -33,6 +33,7 @@ Integer and bool inputs are summed exactly by numpy.
 from __future__ import annotations
 
 import os
+import struct
 
 import numpy as np
 
@@ -206,8 +207,39 @@ def small_sum(a):
     checks; None for any other array."""
     w = _SMALL_LANES.get(a.dtype.char)
     if w is not None and 0 < a.size < w and a.ndim and a.flags.c_contiguous:
+        if a.size < 4:
+            got = _few(a)
+            if got is not None:
+                return got
         return _small(a.reshape(-1))
     return None
+
+
+def _few(a):
+    """:func:`_small` of one to three float32/float64 elements, ``((+0 + x0) + x1) + x2``
+    on Python floats: float64 is Python's own arithmetic, and a float32 sum done in
+    float64 and rounded to float32 is the correctly rounded float32 sum (double rounding
+    is innocuous when 53 >= 2 * 24 + 2), so rounding after each add is numpy's float32
+    chain. None for a nan result (its sign and payload are numpy's) and for a float32
+    partial sum that rounds to infinity (left to numpy's overflow)."""
+    v = a.reshape(-1).tolist()
+    s = 0.0 + v[0]
+    if len(v) > 1:
+        s += v[1]
+        if len(v) == 3:
+            if a.dtype.char == "f":
+                try:
+                    s = _unpack32(_pack32(s))[0]
+                except OverflowError:
+                    return None
+            s += v[2]
+    if s != s:
+        return None
+    return _array(s, a.dtype)
+
+
+_pack32, _unpack32 = struct.Struct("f").pack, struct.Struct("f").unpack
+_array = np.array
 
 
 _SMALL_ORDER = {n: [0] + list(range(4, n)) + [1, 2, 3] for n in range(5, 16)}

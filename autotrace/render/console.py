@@ -136,6 +136,18 @@ def _output_roots(trace: Trace):
     return [(name, c) for name, c in named if c in unconsumed]
 
 
+def _inputs_in(nodes, ids):
+    """The inputs of each node of ``ids`` (ascending), read a stretch at a time when the ids
+    are consecutive."""
+    if len(ids) and ids[-1] - ids[0] == len(ids) - 1:
+        between = getattr(nodes, "inputs_between", None)
+        if between is not None:
+            return between(ids[0], ids[-1] + 1)
+        return list(map(_inputs, nodes[ids[0]:ids[-1] + 1]))
+    inputs_of = getattr(nodes, "inputs_of", None) or (lambda x: nodes[x].inputs)
+    return list(map(inputs_of, ids))
+
+
 _first, _inputs, _is_leaf = itemgetter(0), attrgetter("inputs"), attrgetter("is_leaf")
 
 
@@ -234,8 +246,7 @@ class _Tree:
                 # what fed those iterations from outside the loop body (and not the one shown)
                 inside = set(fold.reps.ids(fold.count))
                 shown = {i for x in fold.reps[earlier] for i, _ in nodes[x].inputs}
-                inputs_of = getattr(nodes, "inputs_of", None) or (lambda x: nodes[x].inputs)
-                fed = dict.fromkeys(map(_first, chain.from_iterable(map(inputs_of, fold.reps.ids(earlier)))))
+                fed = dict.fromkeys(map(_first, chain.from_iterable(_inputs_in(nodes, fold.reps.ids(earlier)))))
                 ext = [i for i in fed if i is not None and i not in inside and i not in shown and i not in seen]
                 for k in range(len(ext) - 1, -1, -1):
                     last = k == len(ext) - 1

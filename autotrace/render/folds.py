@@ -376,6 +376,7 @@ def _consistent(recs, inputs_of, order, st, p, count, segment_of=None, sigs=None
 _MANY = 64      # repetitions past which _consistent compares them all at once
 _CODES = {"N": 0, "i": 1, "p": 2, "L": 3, "e": 4}
 _INF = float("inf")
+_NAN_IF_NONE, _ZERO_IF_NONE = {None: float("nan")}, {None: 0}     # d.get(x, x): x, or this for None
 
 
 def _alike_many(recs, order, st, p, count, base):
@@ -410,8 +411,9 @@ def _alike_run(recs, order, st, p, k0, k1, arity, row) -> int:
     bad = np.flatnonzero((counts != arity).any(axis=1))
     m = int(bad[0]) if len(bad) else k1 - k0        # these repetitions have base's arity
     flat = list(chain.from_iterable(ins[:m * p]))
-    ids = np.array(list(map(_first, flat)), dtype=np.float64)     # None -> nan
-    nrs = np.array([0 if x is None else x for x in map(_second, flat)], dtype=np.float64)
+    firsts, seconds = list(map(_first, flat)), list(map(_second, flat))
+    ids = np.fromiter(map(_NAN_IF_NONE.get, firsts, firsts), np.float64, len(flat))
+    nrs = np.fromiter(map(_ZERO_IF_NONE.get, seconds, seconds), np.float64, len(flat))
     off = ids - np.repeat(order[st] + (np.arange(k0, k0 + m, dtype=np.float64)) * p, width)
     code = np.full(len(ids), 4.0)
     inside = (off >= 0) & (off < p)
