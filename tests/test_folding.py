@@ -383,3 +383,52 @@ def test_long_loop_bodies_compared_at_once_are_those_compared_one_by_one(monkeyp
         ends.clear()
         assert found(trace, folds._MANY) == want
         assert True in ends          # a run of repetitions ended at a mismatch
+
+
+def test_fold_check_of_records_is_the_field_by_field_rule():
+    """_nodes_match on lists of records decides as the rule read record by record: no
+    value kept, the same fields, attrs and scalars equal as mappings (``-0.0`` is not
+    ``0.0``, ``1`` is not ``1.0``), inputs the shift of the template's."""
+    from types import MappingProxyType
+
+    from hypothesis import given, settings, strategies as st
+
+    from autotrace.folding import _nodes_match, _same_mapping
+    from autotrace.record import NodeRecord
+
+    lo, hi, delta = 10, 20, 10
+    shared = MappingProxyType({"alpha": 1})
+    mappings = st.sampled_from([shared, MappingProxyType({"alpha": 1}), MappingProxyType({"alpha": 1.0}),
+                                MappingProxyType({"alpha": -0.0}), MappingProxyType({"alpha": 0.0}),
+                                MappingProxyType({})])
+    ids = st.one_of(st.none(), st.sampled_from([0, 9, 10, 19, 20, 29]))
+    inputs = st.lists(st.tuples(ids, st.integers(0, 1)), max_size=3).map(tuple)
+    record = st.tuples(st.sampled_from(["MulBackward0", "AddBackward0"]), st.sampled_from([3, 4]), inputs,
+                       mappings, mappings, st.sampled_from([None, None, None, "kept"]))
+
+    def make(name, line, ins, attrs, scalars, value):
+        r = NodeRecord(0, name, ins, None, (), "float32")
+        r.line, r.attrs, r.scalars, r.value = line, attrs, scalars, value
+        return r
+
+    def rule(rs, ts):
+        def shifted(j):
+            return j + delta if j is not None and lo <= j < hi else j
+        return all(r.value is None and t.value is None and r.name == t.name and r.line == t.line
+                   and _same_mapping(r.attrs, t.attrs) and _same_mapping(r.scalars, t.scalars)
+                   and r.inputs == tuple((shifted(j), nr) for j, nr in t.inputs) for r, t in zip(rs, ts))
+
+    @settings(max_examples=500, deadline=None, derandomize=True)
+    @given(st.lists(record, min_size=1, max_size=4), st.data())
+    def check(template, data):
+        ts = [make(*f) for f in template]
+        # a copy (shifted inputs, the same mappings) with some fields redrawn
+        fields = [list(f) for f in template]
+        for f in fields:
+            f[2] = tuple((j + delta if j is not None and lo <= j < hi else j, nr) for j, nr in f[2])
+            for k in data.draw(st.lists(st.integers(0, 5), max_size=2)):
+                f[k] = data.draw(record)[k]
+        rs = [make(*f) for f in fields]
+        assert _nodes_match(rs, ts, delta, lo, hi) is rule(rs, ts)
+
+    check()
