@@ -10,8 +10,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import chain
-from operator import attrgetter, itemgetter
+from itertools import chain, count
+from operator import attrgetter
 
 import numpy as np
 
@@ -178,20 +178,14 @@ def _keys(recs, order, call_of, calls, shared):
     equal (name, line, col, text, module). ``shared``: ``recs`` repeats record objects
     (a folded node list's templates)."""
     if not calls:               # no module calls: each column read in one C-level pass
-        rl = list(map(recs.__getitem__, order))
+        at = recs.__getitem__
+        # the number of a key: the position where it first came (setdefault hashes it once)
+        number = {}
         if shared:  # repeated steps share their template's records: a key per record object
-            rid = list(map(id, rl))
-            by_id = dict(zip(rid, rl))
-            tuples = list(map(_KEY_FIELDS, by_id.values()))
-        else:
-            tuples = list(map(_KEY_FIELDS, rl))
-        number = dict.fromkeys(tuples)
-        for k, t in enumerate(number):
-            number[t] = k
-        if shared:
-            of_id = dict(zip(by_id, map(number.__getitem__, tuples)))
-            return array("q", map(of_id.__getitem__, rid))
-        return array("q", map(number.__getitem__, tuples))
+            by_id = dict(zip(map(id, map(at, order)), map(at, order)))
+            of_id = dict(zip(by_id, map(number.setdefault, map(_KEY_FIELDS, by_id.values()), count())))
+            return array("q", map(of_id.__getitem__, map(id, map(at, order))))
+        return array("q", map(number.setdefault, map(_KEY_FIELDS, map(at, order)), count()))
     ids = {}
     keys = array("q")
     # outside module calls a record's key id is looked up by the record (a loop's repeated
@@ -212,7 +206,7 @@ def _keys(recs, order, call_of, calls, shared):
 
 
 _KEY_FIELDS = attrgetter("name", "line", "col", "text")
-_first, _second, _inputs = itemgetter(0), itemgetter(1), attrgetter("inputs")
+_inputs = attrgetter("inputs")
 
 
 def _run_end(keys, ka, q, p, stop) -> int:
@@ -235,15 +229,19 @@ def _run_end(keys, ka, q, p, stop) -> int:
 
 
 def _next_same(keys):
-    """Per position, the next position holding the same number in ``keys``, or -1."""
-    ka = np.asarray(keys, dtype=np.int64)
-    at = np.argsort(ka, kind="stable")          # positions grouped by key, ascending in each
-    out = np.full(len(ka), -1, dtype=np.int64)
-    same = ka[at[1:]] == ka[at[:-1]]
-    out[at[:-1][same]] = at[1:][same]
-    nxt = array("q")
-    nxt.frombytes(out.tobytes())
-    return nxt
+    """Per position, the next position holding the same number in ``keys`` (an int64
+    array), or -1, as a memoryview of int64."""
+    out = np.full(len(keys), -1, dtype=np.int64)
+    distinct = np.unique(keys)
+    if len(distinct) <= 64:     # a few keys (a loop's sites): the positions of each in turn
+        for v in distinct:
+            at = np.flatnonzero(keys == v)
+            out[at[:-1]] = at[1:]
+    else:
+        at = np.argsort(keys, kind="stable")    # positions grouped by key, ascending in each
+        same = keys[at[1:]] == keys[at[:-1]]
+        out[at[:-1][same]] = at[1:][same]
+    return memoryview(out)
 
 
 def _boundary_ok(trace, order, call_of, st, end) -> bool:
@@ -376,7 +374,7 @@ def _consistent(recs, inputs_of, order, st, p, count, segment_of=None, sigs=None
 _MANY = 64      # repetitions past which _consistent compares them all at once
 _CODES = {"N": 0, "i": 1, "p": 2, "L": 3, "e": 4}
 _INF = float("inf")
-_NAN_IF_NONE, _ZERO_IF_NONE = {None: float("nan")}, {None: 0}     # d.get(x, x): x, or this for None
+_NAN_IF_NONE = {None: float("nan")}     # _NAN_IF_NONE.get(x, x): x, or nan for None
 
 
 def _alike_many(recs, order, st, p, count, base):
@@ -410,10 +408,10 @@ def _alike_run(recs, order, st, p, k0, k1, arity, row) -> int:
     counts = np.fromiter(map(len, ins), dtype=np.int64, count=len(ins)).reshape(k1 - k0, p)
     bad = np.flatnonzero((counts != arity).any(axis=1))
     m = int(bad[0]) if len(bad) else k1 - k0        # these repetitions have base's arity
-    flat = list(chain.from_iterable(ins[:m * p]))
-    firsts, seconds = list(map(_first, flat)), list(map(_second, flat))
-    ids = np.fromiter(map(_NAN_IF_NONE.get, firsts, firsts), np.float64, len(flat))
-    nrs = np.fromiter(map(_ZERO_IF_NONE.get, seconds, seconds), np.float64, len(flat))
+    # the (id, output index) pairs as one stream of numbers, None as nan
+    flat = list(chain.from_iterable(chain.from_iterable(ins[:m * p])))
+    pairs = np.fromiter(map(_NAN_IF_NONE.get, flat, flat), np.float64, len(flat)).reshape(-1, 2)
+    ids, nrs = pairs[:, 0], pairs[:, 1]
     off = ids - np.repeat(order[st] + (np.arange(k0, k0 + m, dtype=np.float64)) * p, width)
     code = np.full(len(ids), 4.0)
     inside = (off >= 0) & (off < p)
