@@ -114,17 +114,25 @@ def _output_roots(trace: Trace):
     named = [(v.name, v.node) for v in trace.variables.values()
              if v.kind == "tensor" and v.grad_fn is not None and v.node is not None]
     unconsumed = {c for _, c in named}
+    if not unconsumed:
+        return []
+    # an input is made before the node that takes it: only nodes after the first of these
+    # can consume one
+    after = min(unconsumed) + 1
     stretches = getattr(nodes, "stretches", None)
     if stretches is None:
-        unconsumed.difference_update(map(_first, chain.from_iterable(map(_inputs, nodes))))
-    elif unconsumed:
+        unconsumed.difference_update(map(_first, chain.from_iterable(map(_inputs, nodes[after:]))))
+    else:
         # a repeated stretch consumes what the stretch it repeats does, shifted: one set of
         # input ids per stored stretch, not a rebuilt record per node
         recs = nodes.templates()
         used = {}
         for start, stop, t0 in stretches():
+            if stop <= after:
+                continue
             if t0 == start:
-                unconsumed.difference_update(map(_first, chain.from_iterable(map(_inputs, recs[start:stop]))))
+                unconsumed.difference_update(map(_first, chain.from_iterable(
+                    map(_inputs, recs[max(start, after):stop]))))
                 continue
             t1 = t0 + (stop - start)
             ids = used.get((t0, t1))
@@ -134,6 +142,13 @@ def _output_roots(trace: Trace):
             for u in [u for u in unconsumed if (u in ids and not t0 <= u < t1) or (t0 <= u - d < t1 and u - d in ids)]:
                 unconsumed.discard(u)
     return [(name, c) for name, c in named if c in unconsumed]
+
+
+def _id_set(ids):
+    """``ids`` (ascending) for ``in``: a range when they are consecutive."""
+    if len(ids) and ids[-1] - ids[0] == len(ids) - 1:
+        return range(ids[0], ids[-1] + 1)
+    return set(ids)
 
 
 def _inputs_in(nodes, ids):
@@ -244,7 +259,7 @@ class _Tree:
                     _t("run.tree.fold_body_at", count=fold.count, where=where) if where
                     else _t("run.tree.fold_body", count=fold.count), room), "dim"))
                 # what fed those iterations from outside the loop body (and not the one shown)
-                inside = set(fold.reps.ids(fold.count))
+                inside = _id_set(fold.reps.ids(fold.count))
                 shown = {i for x in fold.reps[earlier] for i, _ in nodes[x].inputs}
                 fed = dict.fromkeys(map(_first, chain.from_iterable(_inputs_in(nodes, fold.reps.ids(earlier)))))
                 ext = [i for i in fed if i is not None and i not in inside and i not in shown and i not in seen]
