@@ -144,17 +144,20 @@ def _output_roots(trace: Trace):
     return [(name, c) for name, c in named if c in unconsumed]
 
 
+def _consecutive(ids) -> bool:
+    """Whether ``ids`` (ascending) are consecutive."""
+    return len(ids) > 0 and ids[-1] - ids[0] == len(ids) - 1
+
+
 def _id_set(ids):
     """``ids`` (ascending) for ``in``: a range when they are consecutive."""
-    if len(ids) and ids[-1] - ids[0] == len(ids) - 1:
-        return range(ids[0], ids[-1] + 1)
-    return set(ids)
+    return range(ids[0], ids[-1] + 1) if _consecutive(ids) else set(ids)
 
 
 def _inputs_in(nodes, ids):
     """The inputs of each node of ``ids`` (ascending), read a stretch at a time when the ids
     are consecutive."""
-    if len(ids) and ids[-1] - ids[0] == len(ids) - 1:
+    if _consecutive(ids):
         between = getattr(nodes, "inputs_between", None)
         if between is not None:
             return between(ids[0], ids[-1] + 1)

@@ -107,14 +107,14 @@ def find_folds(trace, order, call_of) -> list:
     stretches = getattr(nodes, "stretches", None)
     folded = [(start, stop) for start, stop, t0 in stretches() if start != t0] if stretches else []
     keys = _keys(recs, order, call_of, calls, bool(folded))
-    ka = np.asarray(keys, dtype=np.int64)
+    ka = np.asarray(keys, dtype=np.int64)      # the same numbers, for comparisons by arrays
+    nxt = _next_same(ka)        # the next position of the same key, or -1
 
     def plain(a, b):
         """No id in a .. b is a folded copy (whose signatures _consistent shares instead)."""
         k = bisect_right(folded, (b, _INF)) - 1
         return k < 0 or folded[k][1] <= a
 
-    nxt = _next_same(ka)        # the next position of the same key, or -1
     folds = []
     i = 0
     n_keys = len(keys)
@@ -282,7 +282,9 @@ def _consistent(recs, inputs_of, order, st, p, count, segment_of=None, sigs=None
     shared: a signature over consecutive ids that lie inside one folded stretch is a
     function of the ids it repeats (ids inside the stretch's template shift with it, those
     before it stay and are outside both repetitions), so it is kept under those ids and
-    computed once for all the copies of a training loop's step."""
+    computed once for all the copies of a training loop's step. ``plain(a, b)``: no id in
+    ``a .. b`` is a folded copy; past :data:`_MANY` repetitions over such consecutive ids
+    they are compared as arrays (:func:`_alike_many`)."""
     if count < 2:
         return count
 
@@ -378,11 +380,11 @@ _NAN_IF_NONE = {None: float("nan")}     # _NAN_IF_NONE.get(x, x): x, or nan for 
 
 
 def _alike_many(recs, order, st, p, count, base):
-    """The first repetition k >= 2 whose signature is not ``base`` (or ``count``; None
-    when ``base`` has no inputs to compare), for
-    repetitions over consecutive ids: :func:`_consistent`'s per-repetition ``sig(k) !=
-    base`` as array comparisons, on runs of repetitions that double in length (a mismatch
-    early costs little)."""
+    """For repetitions over consecutive ids, none a folded copy: the first repetition
+    k >= 2 whose signature is not ``base`` (or ``count``; None when ``base`` has no inputs
+    to compare). :func:`_consistent`'s per-repetition ``sig(k) != base`` as array
+    comparisons, on runs of repetitions that double in length (a mismatch found early
+    costs little)."""
     arity = np.array([len(s) for s in base], dtype=np.int64)
     want = [(_CODES[e[0]], e[1], e[2]) if len(e) == 3 else (_CODES[e[0]], 0, 0) for s in base for e in s]
     if not want:        # nothing to compare by arrays (repetitions of nodes without inputs)
