@@ -350,6 +350,56 @@ def test_tanh_backward_of_one_element_is_the_kernel(g, y):
     assert got._data.tobytes() == np.asarray(expected, np.float32).tobytes()
 
 
+@settings(max_examples=300, deadline=None)
+@given(pairs=st.lists(st.tuples(_f32_values(), _f32_values()), min_size=1, max_size=10),
+       shape2=st.booleans())
+def test_tanh_backward_of_a_few_elements_is_the_kernel(pairs, shape2):
+    """TanhBackward0 of up to 8 float32 elements (each on Python floats, as one element)
+    against the array kernel, bit for bit, in 1-D and 2-D shapes; 9 and 10 take the
+    kernel itself, and a nan anywhere leaves the whole to numpy."""
+    from autotrace.ops import kernels
+    from autotrace.ops.unary import _tanh_backward
+    n = len(pairs)
+    shape = (n,) if not shape2 or n % 2 else (2, n // 2)
+    with np.errstate(all="ignore"):
+        gd = np.array([g for g, _ in pairs], np.float32).reshape(shape)
+        yd = np.array([y for _, y in pairs], np.float32).reshape(shape)
+        expected = kernels.tanh_backward(gd, yd)
+    prev = grad_mode.enabled
+    grad_mode.enabled = False
+    try:
+        got = _tanh_backward(Tensor._make(gd), Tensor._make(yd))
+    finally:
+        grad_mode.enabled = prev
+    assert got._dtype is dtypes.float32 and got._data.shape == shape
+    assert got._data.tobytes() == np.asarray(expected, np.float32).tobytes()
+
+
+def test_tanh_backward_of_a_few_elements_matches_torch():
+    """Against torch without nan (a nan goes to the array kernel, whose nan sign can differ
+    from torch's: a known gap of that kernel, not of this path)."""
+    torch = require_torch()
+    rng = np.random.default_rng(5)
+    from autotrace.ops.unary import _tanh_backward
+    prev = grad_mode.enabled
+    grad_mode.enabled = False
+    try:
+        for trial in range(400):
+            n = int(rng.integers(2, 9))
+            y = np.tanh(rng.standard_normal(n) * 3).astype(np.float32)
+            g = (rng.standard_normal(n) * 10.0 ** rng.integers(-30, 30, n)).astype(np.float32)
+            if trial % 7 == 0:
+                y[rng.integers(0, n)] = rng.choice([0.0, -0.0, 1.0, -1.0, 0.99999994])
+            if trial % 11 == 0:
+                g[rng.integers(0, n)] = rng.choice([3e38, -0.0, 1e-45, np.inf])
+            ours = _tanh_backward(Tensor._make(g), Tensor._make(y))._data
+            with np.errstate(all="ignore"):
+                ref = torch.ops.aten.tanh_backward(torch.from_numpy(g), torch.from_numpy(y)).numpy()
+            assert ours.tobytes() == ref.tobytes(), (g.tolist(), y.tolist())
+    finally:
+        grad_mode.enabled = prev
+
+
 def test_tanh_backward_of_one_element_matches_torch():
     torch = require_torch()
     rng = np.random.default_rng(3)

@@ -129,6 +129,8 @@ frac = _unary("frac", "FracBackward0", lambda x: x - np.trunc(x), "grad", "1", l
 
 
 _F32 = dtypes.float32
+_FEW = 8            # TanhBackward0 of up to this many float32 elements on Python floats
+_isnan = math.isnan
 
 
 def _tanh_backward(g, y):
@@ -144,6 +146,11 @@ def _tanh_backward(g, y):
         v = gd.item() * fma32_float(-v, v, 1.0)
         if v == v:
             return Tensor._make(np.array(v, np.float32), _F32)
+    elif gd.size <= _FEW and gd.shape == yd.shape:
+        # a few elements, each as above (the array kernel's fixed cost is ~8 of these)
+        out = [a * fma32_float(-v, v, 1.0) for a, v in zip(gd.ravel().tolist(), yd.ravel().tolist())]
+        if not any(map(_isnan, out)):
+            return Tensor._make(np.array(out, np.float32).reshape(gd.shape), _F32)
     if type(gd) is not np.ndarray or type(yd) is not np.ndarray or gd.shape != yd.shape:
         gd, yd = np.broadcast_arrays(gd, yd)   # (which returns arrays of one shape as they are)
     return Tensor._make(kernels.tanh_backward(gd, yd))
