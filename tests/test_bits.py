@@ -342,6 +342,36 @@ def test_mkl_one_element_call_is_the_array_call(name, dt):
     assert mkl.vml(name, x) is not a    # a fresh array each call
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["exp", "log", "sin", "cos", "tanh", "sqrt"])
+def test_mkl_few_element_call_is_the_array_call(name, dt):
+    """Two to eight elements take the preallocated buffers too: the same bits as the
+    array call on the same numbers (random bit patterns and edges), in 1-D and 2-D
+    shapes, a fresh array each call (the next call does not change the last result)."""
+    _need_mkl()
+    rng = np.random.default_rng(7)
+    if dt is np.float32:
+        xs = np.concatenate([np.array(_EDGE32, np.uint32), rng.integers(0, 2**32, 3000, dtype=np.uint64)
+                             .astype(np.uint32)]).view(np.float32)
+    else:
+        with np.errstate(invalid="ignore"):
+            edges = np.array(_EDGE32, np.uint32).view(np.float32).astype(np.float64)
+        xs = np.concatenate([edges, rng.integers(0, 2**64, 3000, dtype=np.uint64).view(np.float64)])
+    whole = mkl.vml(name, xs)
+    i = k = 0
+    last = None
+    while i + 8 <= len(xs):
+        n = 2 + k % 7
+        x = xs[i:i + n].reshape((n,) if n % 2 or k % 2 else (2, n // 2))
+        out = mkl.vml(name, x)
+        assert out.shape == x.shape and out.dtype == dt and out.flags.c_contiguous
+        assert out.tobytes() == whole[i:i + n].tobytes(), (name, x)
+        if last is not None:
+            assert last[1].tobytes() == whole[last[0]:last[0] + last[1].size].tobytes()
+        last = (i, out)
+        i, k = i + n, k + 1
+
+
 @SETTINGS
 @given(st.integers(1, 40), st.integers(1, 70), st.integers(1, 40), st.booleans(), st.booleans())
 def test_mkl_matmul_with_transposed_operands(m, k, n, ta, tb):

@@ -88,13 +88,14 @@ def available() -> bool:
 def vml(name: str, x: np.ndarray):
     """``name`` (exp, log, sin, cos, tanh, sqrt) of a float32 or float64 array through MKL's
     vector math, or None."""
-    if x.size == 1:
-        one = _one.get((x.dtype, name, get_ident()))
-        if one is not None:
-            call, src, dst, src_at, dst_at = one
-            src[...] = x
-            call(1, src_at, dst_at)
-            return dst.reshape(x.shape).copy()
+    n = x.size
+    if n <= _FEW:
+        few = _few.get((x.dtype, name, get_ident()))
+        if few is not None and n:
+            call, src, dst, src_at, dst_at = few
+            src[:n] = x.reshape(-1)
+            call(n, src_at, dst_at)
+            return dst[:n].reshape(x.shape).copy()
     lib = _load()
     kind = _TYPES.get(x.dtype)
     if lib is None or kind is None or x.size == 0:
@@ -107,23 +108,25 @@ def vml(name: str, x: np.ndarray):
         fn.argtypes = (ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
         fn.restype = None
     fn(a.size, a.ctypes.data, out.ctypes.data)
-    if a.size == 1:
-        _one_element(fn, x.dtype, name)
+    if a.size <= _FEW:
+        _few_elements(fn, x.dtype, name)
     return out.reshape(x.shape)
 
 
 _vml_fns: dict = {}   # (prefix, name) -> the MKL function, its argument types set once
-#: (dtype, name, thread) -> the one-element call: the function, a one-element input and
+_FEW = 8
+#: (dtype, name, thread) -> the call for up to _FEW elements: the function, an input and an
 #: output buffer of that thread and their addresses (ctypes' pointer conversions cost more
-#: than MKL's work on one number)
-_one: dict = {}
-_ONE_CALL = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+#: than MKL's work on a few numbers; the result is a fresh array: ``dst[:n]`` reshaped
+#: would be overwritten by the next call, so it is copied)
+_few: dict = {}
+_FEW_CALL = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
 
 
-def _one_element(fn, dtype, name: str) -> None:
-    call = _ONE_CALL(ctypes.cast(fn, ctypes.c_void_p).value)
-    src, dst = np.empty(1, dtype), np.empty(1, dtype)
-    _one[(dtype, name, get_ident())] = (call, src, dst, src.ctypes.data, dst.ctypes.data)
+def _few_elements(fn, dtype, name: str) -> None:
+    call = _FEW_CALL(ctypes.cast(fn, ctypes.c_void_p).value)
+    src, dst = np.empty(_FEW, dtype), np.empty(_FEW, dtype)
+    _few[(dtype, name, get_ident())] = (call, src, dst, src.ctypes.data, dst.ctypes.data)
 
 
 def _strides(x: np.ndarray) -> tuple:
