@@ -330,22 +330,28 @@ def _f32_values():
         lambda b: float(np.array(b, np.uint32).view(np.float32))))
 
 
+def _tanh_backward_no_grad(gd, yd):
+    """TanhBackward0's formula on arrays ``gd`` and ``yd``, run as the engine runs it
+    (grad mode off)."""
+    from autotrace.ops.unary import _tanh_backward
+    prev = grad_mode.enabled
+    grad_mode.enabled = False
+    try:
+        return _tanh_backward(Tensor._make(gd), Tensor._make(yd))
+    finally:
+        grad_mode.enabled = prev
+
+
 @settings(max_examples=500, deadline=None)
 @given(g=_f32_values(), y=_f32_values())
 def test_tanh_backward_of_one_element_is_the_kernel(g, y):
     """TanhBackward0 of 0-dim float32 (Python floats and ``fma32_float``) against the
     array kernel ``grad · fma(-y, y, 1)``, bit for bit (nan left to numpy)."""
     from autotrace.ops import kernels
-    from autotrace.ops.unary import _tanh_backward
     with np.errstate(all="ignore"):
         gd, yd = np.array(g, np.float32), np.array(y, np.float32)
         expected = kernels.tanh_backward(gd, yd)
-    prev = grad_mode.enabled
-    grad_mode.enabled = False
-    try:
-        got = _tanh_backward(Tensor._make(gd), Tensor._make(yd))
-    finally:
-        grad_mode.enabled = prev
+    got = _tanh_backward_no_grad(gd, yd)
     assert got._dtype is dtypes.float32 and got._data.shape == ()
     assert got._data.tobytes() == np.asarray(expected, np.float32).tobytes()
 
@@ -358,19 +364,13 @@ def test_tanh_backward_of_a_few_elements_is_the_kernel(pairs, shape2):
     against the array kernel, bit for bit, in 1-D and 2-D shapes; 9 and 10 take the
     kernel itself, and a nan anywhere leaves the whole to numpy."""
     from autotrace.ops import kernels
-    from autotrace.ops.unary import _tanh_backward
     n = len(pairs)
     shape = (n,) if not shape2 or n % 2 else (2, n // 2)
     with np.errstate(all="ignore"):
         gd = np.array([g for g, _ in pairs], np.float32).reshape(shape)
         yd = np.array([y for _, y in pairs], np.float32).reshape(shape)
         expected = kernels.tanh_backward(gd, yd)
-    prev = grad_mode.enabled
-    grad_mode.enabled = False
-    try:
-        got = _tanh_backward(Tensor._make(gd), Tensor._make(yd))
-    finally:
-        grad_mode.enabled = prev
+    got = _tanh_backward_no_grad(gd, yd)
     assert got._dtype is dtypes.float32 and got._data.shape == shape
     assert got._data.tobytes() == np.asarray(expected, np.float32).tobytes()
 
