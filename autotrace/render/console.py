@@ -162,8 +162,8 @@ def _inputs_in(nodes, ids):
         if between is not None:
             return between(ids[0], ids[-1] + 1)
         return list(map(_inputs, nodes[ids[0]:ids[-1] + 1]))
-    inputs_of = getattr(nodes, "inputs_of", None) or (lambda x: nodes[x].inputs)
-    return list(map(inputs_of, ids))
+    from .folds import inputs_reader
+    return list(map(inputs_reader(nodes), ids))
 
 
 _first, _inputs, _is_leaf = itemgetter(0), attrgetter("inputs"), attrgetter("is_leaf")
@@ -206,8 +206,8 @@ class _Tree:
         got = memo.get(c)
         if got is not None:
             return got
-        nodes = self.trace.nodes
-        inputs_of = getattr(nodes, "inputs_of", None) or (lambda x: nodes[x].inputs)
+        from .folds import inputs_reader
+        inputs_of = inputs_reader(self.trace.nodes)
         stack = [c]
         while stack:
             x = stack[-1]

@@ -101,7 +101,7 @@ def find_folds(trace, order, call_of) -> list:
     nodes = trace.nodes
     calls = trace.module_calls
     recs = stored_records(nodes)
-    inputs_of = getattr(nodes, "inputs_of", None) or (lambda c: nodes[c].inputs)
+    inputs_of = inputs_reader(nodes)
     segment_of = getattr(nodes, "segment_of", None)
     sigs = {}                   # _consistent's shared signatures, and its verdicts on pairs of them
     stretches = getattr(nodes, "stretches", None)
@@ -262,6 +262,12 @@ def _boundary_ok(trace, order, call_of, st, end) -> bool:
 
 
 _NONE_SIG, _LEAF_SIG, _EXT_SIG = ("N",), ("L",), ("e",)
+
+
+def inputs_reader(nodes):
+    """``inputs_of(id)``: node ``id``'s inputs, without building a folded record
+    (``NodeList.inputs_of``) when ``nodes`` is a folded node list."""
+    return getattr(nodes, "inputs_of", None) or (lambda c: nodes[c].inputs)
 
 
 def stored_records(nodes):
