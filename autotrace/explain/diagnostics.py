@@ -194,7 +194,9 @@ _SAFE_ARG = {"sqrt": "torch.sqrt", "rsqrt": "torch.rsqrt", "log": "torch.log", "
 def _finite(a) -> bool:
     if a.size == 1:
         return math.isfinite(a.item())
-    return bool(np.all(np.isfinite(a)))
+    if a.size <= 16 and a.dtype.kind == "f":
+        return all(map(math.isfinite, a.ravel().tolist()))
+    return bool(np.isfinite(a).all())
 
 
 def _nan_diagnostics(trace, passes, g, in_full=None):

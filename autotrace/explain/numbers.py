@@ -70,7 +70,13 @@ def uniform(a):
     a = np.asarray(a)
     if a.size == 0:
         return None
-    first = a.reshape(-1)[0]
+    flat = a.reshape(-1)
+    first = flat[0]
+    if a.size <= 16 and a.dtype.kind in "fiub":
+        # a few elements compared as Python numbers (== as numpy's: nan differs, -0.0 == 0.0)
+        vs = flat.tolist()
+        v0 = vs[0]
+        return first if all(v == v0 for v in vs) else None
     if np.all(a == first):
         return first
     return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from operator import truediv
 
 import numpy as np
 
@@ -16,6 +17,50 @@ from .folding import shown_steps
 from .table import rows as table_rows
 from .model import Edge, Pass, Step
 from .numbers import SMALL, _factor, _paren, fmt, fmt_num, sup, uniform
+
+
+#: arrays of at most this many float32/float64 elements are read on Python floats
+_FEW = 16
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _ratio(go, upstream):
+    """``go / upstream`` in float64 rounded to ``go``'s dtype (``upstream`` broadcast to
+    ``go``'s shape), or None where some upstream element is 0 or not finite, or a ratio
+    is not finite where ``go`` is (the local derivative is then unreadable)."""
+    if go.shape == upstream.shape and go.size <= _FEW and go.dtype in _FLOATS and upstream.dtype in _FLOATS:
+        return _ratio_few(go, upstream)
+    return _ratio_array(go, upstream)
+
+
+def _ratio_few(go, upstream):
+    """:func:`_ratio` of a few elements on Python floats (their division is numpy's
+    float64 one), without a dozen array calls."""
+    us = upstream.ravel().tolist()
+    if 0.0 in us or not all(map(math.isfinite, us)):
+        return None
+    vs = go.ravel().tolist()
+    rs = list(map(truediv, vs, us))
+    if all(math.isfinite(r) or not math.isfinite(v) for r, v in zip(rs, vs)):
+        out = np.array(rs, dtype=go.dtype)
+        out.shape = go.shape    # in place: a reshaped view would keep a second array object
+        return out
+    return None
+
+
+def _ratio_array(go, upstream):
+    """:func:`_ratio` by array operations."""
+    # ndarray methods rather than np.all and a broadcast of an equal shape: this runs
+    # for most steps of a long graph
+    with np.errstate(all="ignore"):
+        try:
+            up = upstream if upstream.shape == go.shape else np.broadcast_to(upstream, go.shape)
+            ratio = np.asarray(go, dtype=np.float64) / up.astype(np.float64)
+        except ValueError:
+            return None
+    if (np.isfinite(ratio) | ~np.isfinite(go)).all() and (upstream != 0).all() and np.isfinite(upstream).all():
+        return ratio.astype(go.dtype)
+    return None
 
 
 class _Explainer:
@@ -264,18 +309,10 @@ class _Explainer:
                     edge.local = np.array(r, dtype=go.dtype).reshape(go.shape)
                     self._factors[(n.id, i)] = float(edge.local.item())
             return
-        # ndarray methods rather than np.all and a broadcast of an equal shape: this runs
-        # for most steps of a long graph
-        with np.errstate(all="ignore"):
-            try:
-                up = upstream if upstream.shape == go.shape else np.broadcast_to(upstream, go.shape)
-                ratio = np.asarray(go, dtype=np.float64) / up.astype(np.float64)
-            except ValueError:
-                ratio = None
-        if (ratio is not None and (np.isfinite(ratio) | ~np.isfinite(go)).all() and (upstream != 0).all()
-                and np.isfinite(upstream).all()):
-            edge.local = ratio.astype(go.dtype)
-            self._factors[(n.id, i)] = edge.local
+        local = _ratio(go, upstream)
+        if local is not None:
+            edge.local = local
+            self._factors[(n.id, i)] = local
 
     def describe_edge(self, step, n, op, operands, edge, upstream, go, i):
         out = step.output
