@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 from ..explain import Explanation, to_dict
+from . import jsontext
 
 
 def render(ex: Explanation) -> str:
-    return json.dumps(to_dict(ex), sort_keys=True, ensure_ascii=False, indent=1)
+    """``json.dumps(to_dict(ex), sort_keys=True, ensure_ascii=False, indent=1)``."""
+    return jsontext.dumps(to_dict(ex))

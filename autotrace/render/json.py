@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from . import jsontext
+
 SCHEMA_VERSION = 1
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
@@ -138,9 +140,11 @@ def document(trace) -> dict:
 _TERMINAL_UNSAFE = None
 
 
-def dumps(doc: dict) -> str:
+def dumps(doc: dict, level: int = 0) -> str:
+    """``json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False)``
+    with the characters a terminal acts on escaped; ``level``: as in :func:`jsontext.dumps`."""
     global _TERMINAL_UNSAFE
-    text = json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False)
+    text = jsontext.dumps(doc, allow_nan=False, level=level)
     if text.isascii():
         return text
     if _TERMINAL_UNSAFE is None:
@@ -252,8 +256,7 @@ def write(doc, out, level: int = 0) -> None:
             write(v, out, level + 1)
         w("\n" + " " * level + "}")
     else:
-        text = dumps(doc)
-        w(text.replace("\n", "\n" + " " * level) if level else text)
+        w(dumps(doc, level))
 
 
 def _walk_values(d):
