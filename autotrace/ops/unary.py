@@ -150,7 +150,9 @@ def _tanh_backward(g, y):
         # a few elements, each as above (the array kernel's fixed cost is ~8 of these)
         out = [a * fma32_float(-v, v, 1.0) for a, v in zip(gd.ravel().tolist(), yd.ravel().tolist())]
         if not any(map(_isnan, out)):
-            return Tensor._make(np.array(out, np.float32).reshape(gd.shape), _F32)
+            r = np.array(out, np.float32)
+            r.shape = gd.shape      # in place: a reshaped view would keep a second array object
+            return Tensor._make(r, _F32)
     if type(gd) is not np.ndarray or type(yd) is not np.ndarray or gd.shape != yd.shape:
         gd, yd = np.broadcast_arrays(gd, yd)   # (which returns arrays of one shape as they are)
     return Tensor._make(kernels.tanh_backward(gd, yd))
