@@ -274,6 +274,9 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
     # it goes into the heap, ahead of the next, as soon as a second node is ready
     direct = None
     step = None
+    # one Context for the pass, pointed at each node in turn (a formula reads it while it
+    # runs; a nested pass, from a hook or a custom Function, has its own)
+    ctx = Context(None)
     try:
         while True:
             if direct is not None:
@@ -318,13 +321,14 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
             if fn.saved is None and fn.had_saved:
                 raise RuntimeError(SAVED_FREED)
             nexts = fn.next_functions
+            ctx.node = fn
             if fn.n_outputs == 1 and "out_meta" not in fn.attrs:  # multi-output ops take a list
                 g = grads[0]
-                outs = [None] * len(nexts) if g is None else fn.op.backward(Context(fn), g)
+                outs = [None] * len(nexts) if g is None else fn.op.backward(ctx, g)
             elif all(g is None for g in grads):
                 outs = [None] * len(nexts)
             else:
-                outs = fn.op.backward(Context(fn), grads)
+                outs = fn.op.backward(ctx, grads)
             if outs.__class__ is not tuple and outs.__class__ is not list:
                 outs = list(outs)
             if _anomaly.enabled and _anomaly.check_nan:

@@ -180,8 +180,9 @@ def test_console_tree_of_folded_records_is_the_unfolded_ones(monkeypatch, name):
     assert any(folded.nodes.real(i) is None for i in range(len(folded.nodes)))
 
     def tree_lines(trace):
-        tree = _Tree(trace, 100, 12)
-        return [tree.lines(v, c) for v, c in _output_roots(trace)], [(f.count, f.lines) for f in tree.folds]
+        roots = _output_roots(trace)
+        tree = _Tree(trace, 100, 12, [c for _, c in roots])
+        return [tree.lines(v, c) for v, c in roots], [(f.count, f.lines) for f in tree.folds]
 
     want = tree_lines(plain)
     rebuilt = []
@@ -190,8 +191,8 @@ def test_console_tree_of_folded_records_is_the_unfolded_ones(monkeypatch, name):
     build = _Tree.__init__
     counted = {}
 
-    def init(self, trace, width, depth):
-        build(self, trace, width, depth)
+    def init(self, trace, width, depth, roots):
+        build(self, trace, width, depth, roots)
         counted["init"] = len(rebuilt)
 
     monkeypatch.setattr(_Tree, "__init__", init)

@@ -150,3 +150,54 @@ def test_script_output_then_rule_line():
     assert lines[0] == "hi" and lines[1].startswith("autotrace ──") and len(lines[1]) == 80
     silent = report("import torch\nx = torch.tensor(2.0, requires_grad=True)\ny = x * 2\n")
     assert "autotrace ─" not in silent                               # nothing to separate from
+
+
+TRAINING_LOOP = """\
+import torch
+torch.manual_seed(0)
+w = torch.randn(3, requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+xs = torch.randn(4, 3)
+for step in range({n}):
+    h = xs
+    for k in range(3):
+        h = torch.tanh(h * w + b)
+    loss = h.pow(2).mean()
+    w.grad = None
+    b.grad = None
+    loss.backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+"""
+
+
+def test_training_loop_tree_is_the_last_graph_whatever_the_steps(monkeypatch):
+    """The tree of a training loop's last loss is that step's graph: the same lines after
+    1, 5 or 40 steps (the earlier steps' graphs are not its inputs, so nothing of them is
+    said to be folded into it), and the loop bodies are looked for among its nodes only."""
+    from autotrace.render import folds
+
+    seen = []
+    real = folds.find_folds
+    monkeypatch.setattr(folds, "find_folds", lambda trace, order, call_of: seen.append(len(order))
+                        or real(trace, order, call_of))
+    trees = [tree_of(report(TRAINING_LOOP.format(n=n))) for n in (1, 5, 40)]
+    assert trees[0] == trees[1] == trees[2]
+    # the inner loop is folded, the steps are not
+    assert "TanhBackward0" in trees[0] and "(loop body \u00d73, line 9)" in trees[0]
+    # the last graph: 3 x (mul, add, tanh), pow, mean; the same count at every length
+    assert seen == [11, 11, 11]
+
+
+def test_tree_reachable_ids_follow_inputs_only():
+    """_reachable: non-leaf ids reached from the roots through inputs, ascending; a node
+    made later that no root reaches is left out."""
+    trace = trace_of("import torch\n"
+                     "x = torch.ones(2, requires_grad=True)\n"
+                     "a = (x * 2).sum()\n"
+                     "b = (x + 1).exp()\n"
+                     "c = a * 3\n", "s.py", keep_values=False)
+    names = {n.id: n.name for n in trace.nodes}
+    got = list(render_console._reachable(trace.nodes, [trace.variables["c"].node]))
+    assert [names[i] for i in got] == ["MulBackward0", "SumBackward0", "MulBackward0"]
+    assert got == sorted(got)

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
-from itertools import chain, compress
-from operator import attrgetter, itemgetter, not_
+from itertools import chain
+from operator import attrgetter, itemgetter
 
 from ..messages import text as _t
 from ..trace import Trace
@@ -60,7 +60,7 @@ def run_report(trace: Trace, console, err_console=None, depth: int | None = None
 
     if roots:
         console.print(Text(_t("run.chains"), style="bold"))
-        tree = _Tree(trace, console.width, depth if depth is not None else DEPTH)
+        tree = _Tree(trace, console.width, depth if depth is not None else DEPTH, [c for _, c in roots])
         for name, node_id in roots:
             for text, style in tree.lines(name, node_id):
                 console.print(Text(text, style=style or ""), no_wrap=True, overflow="crop", crop=True)
@@ -124,20 +124,21 @@ def _output_roots(trace: Trace):
         unconsumed.difference_update(map(_first, chain.from_iterable(map(_inputs, nodes[after:]))))
     else:
         # a repeated stretch consumes what the stretch it repeats does, shifted: one set of
-        # input ids per stored stretch, not a rebuilt record per node
-        recs = nodes.templates()
+        # input ids per stored stretch, not a rebuilt record per node (a stretch stored as
+        # it is, or the one a repeated stretch repeats, is read as stored)
+        real = nodes.real
         used = {}
         for start, stop, t0 in stretches():
             if stop <= after:
                 continue
             if t0 == start:
                 unconsumed.difference_update(map(_first, chain.from_iterable(
-                    map(_inputs, recs[max(start, after):stop]))))
+                    map(_inputs, real(slice(max(start, after), stop))))))
                 continue
             t1 = t0 + (stop - start)
             ids = used.get((t0, t1))
             if ids is None:
-                ids = used[(t0, t1)] = set(map(_first, chain.from_iterable(map(_inputs, recs[t0:t1]))))
+                ids = used[(t0, t1)] = set(map(_first, chain.from_iterable(map(_inputs, real(slice(t0, t1))))))
             d = start - t0
             for u in [u for u in unconsumed if (u in ids and not t0 <= u < t1) or (t0 <= u - d < t1 and u - d in ids)]:
                 unconsumed.discard(u)
@@ -166,13 +167,31 @@ def _inputs_in(nodes, ids):
     return list(map(inputs_reader(nodes), ids))
 
 
-_first, _inputs, _is_leaf = itemgetter(0), attrgetter("inputs"), attrgetter("is_leaf")
+_first, _inputs = itemgetter(0), attrgetter("inputs")
+
+
+def _reachable(nodes, roots) -> array:
+    """The ids of the non-leaf nodes reachable from the node ids ``roots`` through their
+    inputs, ascending (an int64 array)."""
+    from .folds import inputs_reader
+
+    inputs_of = inputs_reader(nodes)
+    seen = set(roots)
+    stack = list(seen)
+    pop, push, add = stack.pop, stack.append, seen.add
+    while stack:
+        for i, _ in inputs_of(pop()):
+            if i is not None and i not in seen:
+                add(i)
+                push(i)
+    record = getattr(nodes, "template", nodes.__getitem__)    # a folded list's stored record
+    return array("q", sorted([c for c in seen if not record(c).is_leaf]))
 
 
 class _Tree:
     """The grad_fn tree below an output, as lines of text with guides (``├── ``)."""
 
-    def __init__(self, trace, width, depth):
+    def __init__(self, trace, width, depth, roots):
         from .folds import find_folds, innermost_calls
 
         self.trace = trace
@@ -180,22 +199,10 @@ class _Tree:
         # deep levels eat the line: keep room for a node name
         self.depth = max(1, min(depth, (self.width - NOTE_ROOM) // 4))
         self.asked_depth = depth
-        nodes = trace.nodes
         self._heights = {}      # longest path of inputs below a node, worked out when shown
-        stretches = getattr(nodes, "stretches", None)
-        if stretches is None:
-            order = array("q", compress(range(len(nodes)), map(not_, map(_is_leaf, nodes))))
-        else:
-            recs = nodes.templates()
-            order = array("q")
-            inner = {}
-            for start, stop, t0 in stretches():
-                t1 = t0 + (stop - start)
-                got = inner.get((t0, t1))
-                if got is None:   # the non-leaf ids of a stored stretch; its copies shift them
-                    got = inner[(t0, t1)] = array("q", compress(range(t0, t1), map(not_, map(_is_leaf, recs[t0:t1]))))
-                d = start - t0
-                order.extend(got if d == 0 else [c + d for c in got])
+        # loop bodies are looked for among the nodes the trees can show: a training loop's
+        # last graph, not the graphs of every step before it (freed in PyTorch)
+        order = _reachable(trace.nodes, roots)
         self.folds = find_folds(trace, order, innermost_calls(trace))
         self.fold_of = _FoldIndex(order, self.folds)
 

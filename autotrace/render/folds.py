@@ -83,13 +83,35 @@ class Fold:
         return text("label.line", line=a) if a == b else text("graph.lines", first=a, last=b)
 
 
-def innermost_calls(trace) -> list:
-    """For each node id, the index of the innermost module call that created it, or None."""
+def innermost_calls(trace):
+    """For each node id, the index of the innermost module call that created it, or None
+    (a list; without module calls a sequence that holds None everywhere)."""
+    if not trace.module_calls:
+        return _NoCalls(len(trace.nodes))
     out = [None] * len(trace.nodes)
     for call in trace.module_calls:          # callers come before the calls they make
         for c in range(call.start, min(call.end, len(out))):
             out[c] = call.index
     return out
+
+
+class _NoCalls:
+    """:func:`innermost_calls` of a trace without module calls: None at every id."""
+
+    __slots__ = ("_n",)
+
+    def __init__(self, n):
+        self._n = n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [None] * len(range(*i.indices(self._n)))
+        if not -self._n <= i < self._n:
+            raise IndexError("node id out of range")
+        return None
 
 
 def find_folds(trace, order, call_of) -> list:
@@ -100,7 +122,7 @@ def find_folds(trace, order, call_of) -> list:
     outside nodes elsewhere)."""
     nodes = trace.nodes
     calls = trace.module_calls
-    recs = stored_records(nodes)
+    recs = stored_records(nodes, order)
     inputs_of = inputs_reader(nodes)
     segment_of = getattr(nodes, "segment_of", None)
     sigs = {}                   # _consistent's shared signatures, and its verdicts on pairs of them
@@ -270,12 +292,35 @@ def inputs_reader(nodes):
     return getattr(nodes, "inputs_of", None) or (lambda c: nodes[c].inputs)
 
 
-def stored_records(nodes):
+def stored_records(nodes, ids=None):
     """Per node id, a record with every field of ``nodes[id]`` but ``id`` and ``inputs``:
     a repeated record of a folded node list (autotrace/folding.py) is read from the one
-    it repeats, without rebuilding it."""
+    it repeats, without rebuilding it. ``ids``: the ids that will be read, when they are
+    few (a training loop's last graph among all its steps' records): the records are
+    then looked up one by one instead of listed for every node."""
     each = getattr(nodes, "templates", None)
-    return each() if each is not None else nodes
+    if each is None:
+        return nodes
+    if ids is not None and len(ids) * 8 < len(nodes):
+        return _Stored(nodes.template, len(nodes))
+    return each()
+
+
+class _Stored:
+    """:func:`stored_records` as a lookup: ``[i]`` and ``[a:b]`` read ``template(i)``."""
+
+    __slots__ = ("_template", "_n")
+
+    def __init__(self, template, n):
+        self._template, self._n = template, n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return list(map(self._template, range(*i.indices(self._n))))
+        return self._template(i)
 
 
 def _consistent(recs, inputs_of, order, st, p, count, segment_of=None, sigs=None, plain=None) -> int:
