@@ -617,6 +617,73 @@ def test_sgd_momentum_and_weight_decay_match_torch():
     assert "buf ← 0.9·buf + 1·g" in text_ and "g ← g + 0.01·p" in text_
 
 
+SGD_FLAGS = [dict(momentum=0.9, nesterov=True), dict(maximize=True), dict(momentum=0.5, maximize=True),
+             dict(momentum=0.9, nesterov=True, weight_decay=0.1, maximize=True), dict(momentum=0.9, dampening=0.3)]
+
+
+@pytest.mark.parametrize("flags", SGD_FLAGS, ids=lambda f: ",".join(f))
+def test_sgd_rule_shown_is_the_one_that_gives_torchs_numbers(flags):
+    """The SGD rule explain shows (maximize, weight decay, momentum, nesterov) is applied to
+    the numbers it shows and gives torch's parameters, step after step."""
+    torch = pytest.importorskip("torch")
+    args = ", ".join(f"{k}={v!r}" for k, v in flags.items())
+    src = ("import torch\nw = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)\n"
+           f"opt = torch.optim.SGD([w], lr=0.1, {args})\n"
+           "for i in range(3):\n    opt.zero_grad()\n    (w * w * torch.tensor([1.0, 3.0, -2.0])).sum().backward()\n"
+           "    opt.step()\n")
+    steps = _events(explain_src(src, wrt="w"), "optimizer_step")
+    tw = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
+    opt = torch.optim.SGD([tw], lr=0.1, **flags)
+    mom, wd = flags.get("momentum", 0), flags.get("weight_decay", 0)
+    for k, step in enumerate(steps):
+        opt.zero_grad()
+        (tw * tw * torch.tensor([1.0, 3.0, -2.0])).sum().backward()
+        opt.step()
+        rule = "\n".join(step.details)
+        (q,) = step.data["params"]
+        g = q["grad"].astype(np.float64)
+        if flags.get("maximize"):
+            assert "maximize=True: g ← −g" in rule
+            g = -g
+        g = g + wd * q["before"]
+        if mom:
+            buf = q["state"]["momentum_buffer"]
+            if flags.get("nesterov"):
+                assert f"then p ← p − lr·(g + {mom}·buf)" in rule and "lr·buf," not in rule
+                g = g + mom * buf
+            else:
+                assert "then p ← p − lr·buf, lr = 0.1" in rule
+                g = buf
+        else:
+            assert "rule: p ← p − lr·g, lr = 0.1" in rule
+        assert np.allclose(q["before"] - 0.1 * g, tw.detach().numpy(), rtol=1e-6, atol=1e-7), (k, rule)
+        assert np.allclose(q["after"], tw.detach().numpy(), rtol=1e-6, atol=1e-7)
+    assert len(steps) == 3
+
+
+@pytest.mark.parametrize("flags", [dict(amsgrad=True), dict(maximize=True), dict(amsgrad=True, maximize=True)],
+                         ids=lambda f: ",".join(f))
+def test_adam_rule_names_amsgrad_and_maximize(flags):
+    torch = pytest.importorskip("torch")
+    args = ", ".join(f"{k}={v!r}" for k, v in flags.items())
+    src = ("import torch\nw = torch.tensor([1.0, -2.0], requires_grad=True)\n"
+           f"opt = torch.optim.Adam([w], lr=0.1, {args})\n"
+           "for i in range(2):\n    opt.zero_grad()\n    (w * w * torch.tensor([1.0, -3.0])).sum().backward()\n"
+           "    opt.step()\n")
+    steps = _events(explain_src(src, wrt="w"), "optimizer_step")
+    tw = torch.tensor([1.0, -2.0], requires_grad=True)
+    opt = torch.optim.Adam([tw], lr=0.1, **flags)
+    for step in steps:
+        opt.zero_grad()
+        (tw * tw * torch.tensor([1.0, -3.0])).sum().backward()
+        opt.step()
+        rule = "\n".join(step.details)
+        assert ("v̂ ← max(v̂, v)" in rule) == bool(flags.get("amsgrad"))
+        assert ("maximize=True: g ← −g" in rule) == bool(flags.get("maximize"))
+        assert np.allclose(step.data["params"][0]["after"], tw.detach().numpy(), rtol=1e-6)
+    assert len(steps) == 2
+
+
 def test_adam_moments_and_update_follow_the_rule_shown():
     ex = E.explain(trace_of(ROOT / "scenarios/adam_mlp.py"))
     steps = _events(E.explain(trace_of(ROOT / "scenarios/adam_mlp.py"), pass_number=37), "optimizer_step")

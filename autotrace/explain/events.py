@@ -117,18 +117,26 @@ def _optimizer(ev, trace, name) -> TimelineEvent:
     hyper = params[0]["hyper"] if params else {}
     details = []
     if opt == "SGD":
+        # torch.optim.SGD's algorithm (torch 2.13 docs): maximize negates g first, then weight
+        # decay, the momentum buffer, nesterov's look-ahead g + μ·buf, and p ← p − lr·(that)
         lr, mom, wd = hyper.get("lr"), hyper.get("momentum", 0), hyper.get("weight_decay", 0)
-        rule = [text("rule.sgd.wd", wd=fmt_num(wd))] if wd else []
+        maximize = bool(hyper.get("maximize"))
+        rule = [text("rule.maximize")] if maximize else []
+        if wd:
+            rule.append(text("rule.sgd.wd", wd=fmt_num(wd)))
         if mom:
             rule.append(text("rule.sgd.momentum", momentum=fmt_num(mom),
                              damp=fmt_num(1 - hyper.get("dampening", 0))))
-            rule.append(text("rule.sgd.step_buf", lr=fmt_num(lr)))
+            if hyper.get("nesterov"):
+                rule.append(text("rule.sgd.step_nesterov", momentum=fmt_num(mom), lr=fmt_num(lr)))
+            else:
+                rule.append(text("rule.sgd.step_buf", lr=fmt_num(lr)))
         else:
             rule.append(text("rule.sgd.step", lr=fmt_num(lr)))
         details += rule
         for q in params:
             g = q["grad"]
-            if not mom and not wd and np.size(q["after"]) <= SMALL:
+            if not mom and not wd and not maximize and np.size(q["after"]) <= SMALL:
                 details.append(f"{name(q)}: {fmt(q['before'])} − {fmt_num(lr)}·{_factor(fmt(g))} = {fmt(q['after'])}")
             else:
                 extra = ""
@@ -144,11 +152,15 @@ def _optimizer(ev, trace, name) -> TimelineEvent:
             t = q["state"].get("step")
             break
         t = int(np.asarray(t).reshape(-1)[0]) if t is not None else "?"
+        if hyper.get("maximize"):
+            details.append(text("rule.maximize"))
         if hyper.get("weight_decay"):
             key = "rule.adamw.wd" if hyper.get("decoupled_weight_decay") else "rule.sgd.wd"
             details.append(text(key, wd=fmt_num(hyper["weight_decay"]), lr=fmt_num(lr)))
         details.append(text("rule.adam.m", b1=fmt_num(b1)))
         details.append(text("rule.adam.v", b2=fmt_num(b2)))
+        if hyper.get("amsgrad"):
+            details.append(text("rule.adam.amsgrad"))
         if isinstance(t, int):
             bc1, bc2 = 1 - b1 ** t, 1 - b2 ** t
             details.append(text("rule.adam.step", lr=fmt_num(lr), t=t, eps=fmt_num(eps),
