@@ -89,6 +89,18 @@ def test_training_loop_clusters_nest_and_hold_parameters(train):
     assert "MseLossBackward0" in {n["texts"][0] for n in nodes.values() if n["texts"]}
 
 
+def test_parameter_bound_to_a_loop_variable_keeps_its_path_and_cluster():
+    """A parameter the script's last loop bound to ``p`` is drawn as model.bias (then p),
+    inside model's cluster, as explain and run's tree name it."""
+    src = render(trace_of("import torch\nimport torch.nn as nn\nmodel = nn.Linear(2, 1)\n"
+                          "loss = model(torch.ones(1, 2)).sum()\nloss.backward()\n"
+                          "for name, p in model.named_parameters():\n    print(name, p.grad)\n", "s.py"))
+    body = src[src.index("label=<<B>model</B> &#183; Linear>"):]
+    body = body[:body.index("}")]
+    assert "<B>model.bias, p</B>" in body and "<B>model.weight</B>" in body
+    assert "<B>p</B>" not in src
+
+
 def test_pass_option_picks_another_pass(train):
     src = render(train, GraphOptions(pass_number=1))
     assert set(drawn_nodes(src)) == {s.node for s in train.passes[0].steps}

@@ -128,9 +128,15 @@ class Layout:
         nodes = trace.nodes
         self.notes: list[str] = []
         self.names_of: dict[int, list[str]] = {}
-        for v in trace.variables.values():
+        # a module's parameter by its path (model.bias, as explain and run's tree name it)
+        # before a script variable that happens to be bound to it (the loop variable of
+        # ``for name, p in model.named_parameters()``)
+        named = list(getattr(trace, "parameters", {}).values()) + list(trace.variables.values())
+        for v in named:
             if v.kind == "tensor" and v.node is not None and 0 <= v.node < len(nodes):
-                self.names_of.setdefault(v.node, []).append(v.name)
+                names = self.names_of.setdefault(v.node, [])
+                if v.name not in names:
+                    names.append(v.name)
 
         if pass_number is not None and not 1 <= pass_number <= len(trace.passes):
             raise GraphError(_t("graph.no_pass", number=pass_number, count=len(trace.passes)) if trace.passes
