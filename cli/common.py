@@ -13,8 +13,9 @@ EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, EXIT_DIFF, EXIT_INTERNAL = 0, 1, 2, 3, 70
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 success; 1 the script failed (syntax, unsupported construct, runtime "
-    "error, failed assert, limit reached); 2 usage error; 3 check found a difference; "
-    "70 internal error (a bug in autotrace)."
+    "error, failed assert, limit reached); 2 usage error; 3 check found a difference, diff "
+    "found the runs differ, or an explain --expect formula does not hold; 70 internal error "
+    "(a bug in autotrace)."
 )
 
 # the commands other than check never exit 3

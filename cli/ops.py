@@ -12,6 +12,8 @@ from typing import Optional
 
 import typer
 
+from . import common
+
 HELP = ("List the op table: op name, PyTorch grad_fn node name, the vector-Jacobian "
         "product per input and the local derivative. --json for machine-readable output; "
         "NAME shows one op (by op name or node name). --api lists the supported PyTorch API instead "
@@ -99,7 +101,8 @@ def _rows(name: Optional[str]):
 def command(json_out: bool = typer.Option(False, "--json", help="Print the table as JSON (sorted keys)."),
             api: bool = typer.Option(False, "--api", help="List the supported PyTorch API (functions, methods, "
                                                           "modules) instead of the op table."),
-            name: Optional[str] = typer.Argument(None, help="Show only this op (op name or node name).")):
+            name: Optional[str] = typer.Argument(None, help="Show only this op (op name or node name)."),
+            no_color: bool = common.NoColorOpt):
     """Print the op table."""
     if api:
         rows = api_rows()
@@ -125,7 +128,6 @@ def command(json_out: bool = typer.Option(False, "--json", help="Print the table
                 local = r["local"].get(inp) or "-"
                 typer.echo(f"{r['op']}\t{r['node']}\t{inp}\t{r['vjp'][inp]}\t{local}")
         return
-    from rich.console import Console
     from rich.table import Table
     from autotrace.messages import rule_words, text
     table = Table(title=text("ops.title"))
@@ -135,4 +137,4 @@ def command(json_out: bool = typer.Option(False, "--json", help="Print the table
         for i, inp in enumerate(r["inputs"]):
             table.add_row(r["op"] if i == 0 else "", r["node"] if i == 0 else "", inp, rule_words(r["vjp"][inp]),
                           rule_words(r["local"].get(inp) or "-"))
-    Console().print(table)
+    common.console(no_color=no_color).print(table)

@@ -86,3 +86,34 @@ def test_every_torch_name_ops_api_lists_exists_in_torch():
                 break
             obj = getattr(obj, part)
     assert missing == []
+
+
+def test_ops_takes_no_color_like_every_command():
+    """--no-color is accepted; piped it changes nothing, on a terminal the table has no
+    escape sequences (rich's plain console)."""
+    import os
+    import pty
+
+    plain = _run("ops", "mul")
+    p = _run("ops", "mul", "--no-color")
+    assert p.returncode == 0 and p.stdout == plain.stdout
+    exe = shutil.which("autotrace")
+    cmd = [exe, "ops", "mul", "--no-color"] if exe else [sys.executable, "-m", "autotrace.cli.main", "ops", "mul",
+                                                          "--no-color"]
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM")}
+    proc = subprocess.run(cmd, stdout=slave, stderr=subprocess.PIPE, timeout=60, env={**env, "TERM": "xterm"})
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    text = out.decode()
+    assert proc.returncode == 0, proc.stderr
+    assert "MulBackward0" in text and "\x1b[" not in text
