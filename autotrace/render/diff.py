@@ -53,9 +53,10 @@ def rows(d: Diff) -> list:
 
 def render_text(d: Diff, console) -> None:
     from rich.markup import escape
+    from rich.text import Text
 
-    for kind, body in rows(d):
-        body = escape(body)
+    for kind, raw in rows(d):
+        body = escape(raw)
         if kind == "title":
             console.print(f"[bold]{body}[/]")
         elif kind == "heading":
@@ -63,8 +64,10 @@ def render_text(d: Diff, console) -> None:
             console.print(f"[bold]{body}[/]")
         elif kind == "code":
             console.print(f"    {body}", style="cyan", soft_wrap=True)
-        else:
-            console.print(f"  {body}")
+        else:   # wrapped lines keep the item's indent
+            for line in Text(raw).wrap(console, max(20, console.width - 2)):
+                line.rstrip()
+                console.print(Text("  ") + line, soft_wrap=True)
 
 
 def render_markdown(d: Diff) -> str:
