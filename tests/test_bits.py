@@ -386,6 +386,48 @@ def test_mkl_matmul_with_transposed_operands(m, k, n, ta, tb):
     assert_bits(kernels.matvec(a_, v), (A.t() if ta else A).mv(T(v)).numpy())
 
 
+@SETTINGS
+@given(st.integers(1, 30), st.integers(1, 40), st.integers(1, 30), st.booleans(), st.booleans(),
+       st.sampled_from(["full", "row", "column", "scalar"]),
+       st.sampled_from([(1.0, 1.0), (0.5, 2.0), (1.0, 0.0), (-1.5, 0.25)]))
+def test_addmm_is_torchs_fused_gemm(m, k, n, ta, tb, bias, ab):
+    """addmm (and Linear with a bias) is torch's one gemm call accumulating into a copy of
+    the broadcast self: with K = 1 each element is one fused multiply-add, so computing the
+    product and adding the bias after it differs in the last bit."""
+    _need_mkl()
+    from autotrace.ops.linalg import addmm
+    from autotrace.tensor import Tensor
+
+    alpha, beta = ab
+    rng = np.random.default_rng(m * 10000 + k * 100 + n)
+    a = rng.standard_normal((k, m) if ta else (m, k)).astype(F32)
+    b = rng.standard_normal((n, k) if tb else (k, n)).astype(F32)
+    c = rng.standard_normal({"full": (m, n), "row": (n,), "column": (m, 1), "scalar": ()}[bias]).astype(F32)
+    a_, b_ = (a.T if ta else a), (b.T if tb else b)
+    ours = addmm(Tensor._make(c), Tensor._make(a_), Tensor._make(b_), alpha=alpha, beta=beta)._data
+    A, B = T(a), T(b)
+    theirs = torch.addmm(T(c), A.t() if ta else A, B.t() if tb else B, alpha=alpha, beta=beta).numpy()
+    assert_bits(ours, theirs)
+
+
+def test_linear_with_one_input_feature_has_torchs_bits():
+    """nn.Linear(1, 16) on a batch: the K = 1 addmm whose bias joins each product in one
+    rounding (a product rounded first, then the bias added, differs in 24 of these 80)."""
+    _need_mkl()
+    from autotrace import ops
+    from autotrace.ops.nn import linear
+    from autotrace.tensor import Tensor
+
+    ops.load()
+
+    rng = np.random.default_rng(1)
+    x, w, b = (rng.standard_normal(s).astype(F32) for s in ((5, 1), (16, 1), (16,)))
+    ours = linear(Tensor._make(x), Tensor._make(w), Tensor._make(b))._data
+    theirs = torch.nn.functional.linear(T(x), T(w), T(b)).numpy()
+    assert_bits(ours, theirs)
+    assert (bits(x @ w.T + b) != bits(theirs)).sum() > 0        # the unfused sum is not torch's
+
+
 def test_pure_fallback_stays_within_one_ulp():
     code = (
         "import numpy as np, torch\n"

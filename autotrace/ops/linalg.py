@@ -10,7 +10,7 @@ import numpy as np
 from .. import grad_mode
 from ..resources import check_matmul
 from ..tensor import _CPP_TYPE, Tensor
-from . import kernels
+from . import kernels, mkl
 from . import export, make, op
 
 
@@ -247,12 +247,30 @@ def _rmatmul_op(self, other):
 
 @export(torch=("addmm",), tensor=("addmm",))
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """``beta * input + alpha * (mat1 @ mat2)`` (AddmmBackward0)."""
+    """``beta * input + alpha * (mat1 @ mat2)`` (AddmmBackward0), torch 2.13's CPU addmm:
+    one gemm call accumulating into a copy of ``input`` broadcast to the result's shape,
+    when MKL is available (so with K = 1 each element is one fused multiply-add)."""
+    return addmm_as(input, mat1, mat2, beta, alpha, fused=True)
+
+
+def addmm_as(input, mat1, mat2, beta=1, alpha=1, fused=True):
+    """:func:`addmm`; ``fused=False`` rounds the product before adding ``input`` (for
+    formulas torch computes outside gemm, such as the LSTM backward's recomputed gates)."""
     if mat1._dtype is not mat2._dtype or input._dtype is not mat2._dtype:
         a, b = (mat1, mat2) if mat1._dtype is not mat2._dtype else (input, mat2)
         raise RuntimeError(f"{'mat1' if a is mat1 else 'self'} and mat2 must have the same dtype, but got "
                            f"{_word(a)} and {_word(b)}")
     check_matmul(mat1._data, mat2._data)
+    a, m = mat1._data, mat2._data
+    if fused and a.ndim == 2 and m.ndim == 2 and a.shape[1] == m.shape[0]:
+        try:
+            c = np.broadcast_to(input._data, (a.shape[0], m.shape[1]))
+        except ValueError:
+            c = None
+        # torch's addmm: the result starts as self, and gemm adds alpha·(mat1 @ mat2) into it
+        fused = mkl.gemm(a, m, c, alpha, beta) if c is not None else None
+        if fused is not None:
+            return _addmm_result(fused, input, mat1, mat2, alpha, beta)
     try:
         out = kernels.matmul(mat1._data, mat2._data)
     except ValueError:
@@ -264,6 +282,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         out = out * alpha
     b = input._data if beta == 1 else input._data * beta
     out = np.asarray(out + b, dtype=mat1._data.dtype)
+    return _addmm_result(out, input, mat1, mat2, alpha, beta)
+
+
+def _addmm_result(out, input, mat1, mat2, alpha, beta):
     return make(ADDMM, out, (input, mat1, mat2),
                 save={"mat1": mat1 if mat2._requires_grad else None,
                       "mat2": mat2 if mat1._requires_grad else None},

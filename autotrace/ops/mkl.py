@@ -145,20 +145,27 @@ def _as_matrix(x, first: int, second: int, rows: int, cols: int):
     return None, None
 
 
-def gemm(a: np.ndarray, b: np.ndarray):
-    """``a @ b`` for 2-D float32/float64 arrays of one dtype through MKL's gemm, called the
-    way torch 2.13's ``addmm_impl_cpu_`` calls BLAS: column-major, C computed transposed
-    when it is row-major, each operand passed as stored (its strides decide the transpose
-    flag and leading dimension) and ``normalize_last_dims`` applied. The same call gives
-    the same rounding. None when MKL is not available."""
+def gemm(a: np.ndarray, b: np.ndarray, c=None, alpha=1.0, beta=0.0):
+    """``alpha * (a @ b) + beta * c`` for 2-D float32/float64 arrays of one dtype through
+    MKL's gemm, called the way torch 2.13's ``addmm_impl_cpu_`` calls BLAS: the result
+    starts as a copy of ``c`` broadcast to ``(M, N)`` (zeros without it), column-major, C
+    computed transposed when it is row-major, each operand passed as stored (its strides
+    decide the transpose flag and leading dimension) and ``normalize_last_dims`` applied.
+    The same call gives the same rounding (with ``c`` and K = 1, each element is one fused
+    multiply-add, not a rounded product plus c). None when MKL is not available."""
     lib = _load()
     kind = _TYPES.get(a.dtype)
     M, K = a.shape
     N = b.shape[1]
-    if lib is None or kind is None or b.dtype != a.dtype or M == 0 or N == 0 or K == 0:
+    if lib is None or kind is None or b.dtype != a.dtype or M == 0 or N == 0 or K == 0 \
+            or (c is not None and c.dtype != a.dtype):
         return None
     _, blas, ptr, scalar = kind
-    out = np.zeros((M, N), a.dtype)
+    if c is None or beta == 0:     # torch copies self only for a non-zero beta
+        out = np.zeros((M, N), a.dtype)
+        beta = 0.0
+    else:
+        out = np.array(np.broadcast_to(c, (M, N)), dtype=a.dtype, order="C")
     cs = (N, 1)
     if cs[0] == 1 and (N == 1 or cs[1] >= max(1, M)):
         tc, m1, m2, m, n = False, a, b, M, N
@@ -194,8 +201,8 @@ def gemm(a: np.ndarray, b: np.ndarray):
         return None                            # a layout BLAS would reject: numpy computes it
     getattr(lib, blas + "gemm")(
         ctypes.c_int(_COL_MAJOR), ctypes.c_int(_TRANS if ta else _NO_TRANS), ctypes.c_int(_TRANS if tb else _NO_TRANS),
-        ctypes.c_int(m), ctypes.c_int(n), ctypes.c_int(k), scalar(1.0), A.ctypes.data_as(ptr), ctypes.c_int(lda),
-        B.ctypes.data_as(ptr), ctypes.c_int(ldb), scalar(0.0), out.ctypes.data_as(ptr), ctypes.c_int(ldc))
+        ctypes.c_int(m), ctypes.c_int(n), ctypes.c_int(k), scalar(alpha), A.ctypes.data_as(ptr), ctypes.c_int(lda),
+        B.ctypes.data_as(ptr), ctypes.c_int(ldb), scalar(beta), out.ctypes.data_as(ptr), ctypes.c_int(ldc))
     return out
 
 

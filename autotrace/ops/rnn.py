@@ -60,6 +60,16 @@ def _lin(x, w, b):
     return linear(x, w, b)
 
 
+def _lin_unfused(x, w, b):
+    """:func:`_lin` of a 2-d ``x`` with the product rounded before the bias is added: the
+    LSTM backward's recomputed gates, which torch takes from oneDNN's forward instead (the
+    numbers this path gave before addmm was one fused gemm)."""
+    if b is None or x.ndim != 2:
+        return _lin(x, w, b)
+    from .linalg import addmm_as
+    return addmm_as(b, x, w.t(), fused=False)
+
+
 def rnn_cell(x, h, w_ih, w_hh, b_ih, b_hh, nonlinearity="tanh"):
     """``act(x W_ihᵀ + b_ih + h W_hhᵀ + b_hh)``."""
     pre = _lin(x, w_ih, b_ih) + _lin(h, w_hh, b_hh)
@@ -108,7 +118,7 @@ def MKLDNN_RNN_LAYER(ctx, grads):
     steps = list(reversed(range(T))) if ctx.reverse else list(range(T))
     hs, cs, acts = [h], [c], []
     for t in steps:  # recompute the forward with Tensor ops (differentiable for create_graph)
-        pre = _lin(x[t], w_ih, b_ih) + _lin(hs[-1], w_hh, b_hh)
+        pre = _lin_unfused(x[t], w_ih, b_ih) + _lin_unfused(hs[-1], w_hh, b_hh)
         i, f, g, o = pre.chunk(4, 1)
         i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
         c = f * cs[-1] + i * g
