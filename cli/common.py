@@ -26,8 +26,10 @@ EXIT_CODES_HELP_NO_CHECK = (
 ScriptArg = typer.Argument(None, metavar="SCRIPT", help="The script: a path, or - for standard input.", show_default=False)
 ExprOpt = typer.Option(None, "--expr", "-e", help="Run this code instead of a file (statements separated by ; or newlines).")
 SetOpt = typer.Option(None, "--set", metavar="NAME=VALUE",
-                      help='Bind a name the script leaves free to a float32 leaf tensor with requires_grad=True, '
-                           'e.g. --set "x=[2.0, 3.0]". Repeatable.')
+                      help='Bind a name the script reads but never assigns to a float32 leaf tensor with '
+                           'requires_grad=True, e.g. --set "x=[2.0, 3.0]". Repeatable. Names its top-level code '
+                           'reads as values must be given; others (a typo in a function) raise NameError when '
+                           'reached, as under Python.')
 TimeoutOpt = typer.Option(10.0, "--timeout", help="Wall-clock limit for the script, in seconds.")
 MaxStepsOpt = typer.Option(50_000_000, "--max-steps", help="Limit on interpreter steps.")
 NoColorOpt = typer.Option(False, "--no-color", help="Plain text, no colour (also when NO_COLOR is set or output is piped).")
