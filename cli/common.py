@@ -265,10 +265,40 @@ def report_script_error(trace, no_color: bool = False, explained: bool = False) 
     sys.stderr.write(text if text.endswith("\n") else text + "\n")
 
 
+def output_complete() -> None:
+    """The output is made (in memory or a temporary file): check the whole-command time
+    limit a last time, then stop its clock, so writing it is never cut short — a reader
+    of standard output or of an ``-o`` file gets all of it or nothing."""
+    from autotrace.interpreter.limits import checkpoint, stop_command
+    checkpoint()
+    stop_command()
+
+
+def write_document(render) -> None:
+    """Standard output gets what ``render(out)`` writes to the text stream ``out``, whole
+    or not at all: it is written to a temporary file under the command's limits (so a
+    huge document is never held in memory) and copied to standard output once complete.
+    A limit reached while rendering leaves standard output untouched."""
+    import io
+    import shutil
+    import tempfile
+    with tempfile.TemporaryFile("w+b") as tmp:
+        out = io.TextIOWrapper(tmp, encoding="utf-8", newline="\n")
+        render(out)
+        out.flush()
+        out.detach()
+        output_complete()
+        tmp.seek(0)
+        sys.stdout.flush()
+        shutil.copyfileobj(tmp, sys.stdout.buffer, 1 << 20)
+        sys.stdout.buffer.flush()
+
+
 def write_output(output: str, data: bytes, script: Optional[str] = None) -> None:
     """Write ``data`` to ``-o output`` (``-`` is standard output) whole or not at all; a
     missing directory or an unwritable file is a usage error (exit 2) with one line."""
     if output == "-":
+        output_complete()
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
@@ -286,6 +316,7 @@ def write_output(output: str, data: bytes, script: Optional[str] = None) -> None
         except OSError:
             pass
     from autotrace.files import write_atomic
+    output_complete()
     try:
         write_atomic(output, data)
     except OSError as e:
