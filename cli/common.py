@@ -266,12 +266,14 @@ def report_script_error(trace, no_color: bool = False, explained: bool = False) 
 
 
 def output_complete() -> None:
-    """The output is made (in memory or a temporary file): check the whole-command time
-    limit a last time, then stop its clock, so writing it is never cut short — a reader
-    of standard output or of an ``-o`` file gets all of it or nothing."""
-    from autotrace.interpreter.limits import checkpoint, stop_command
+    """The output for standard output is made (in memory or a temporary file): check the
+    whole-command time limit a last time, then stop its clock, so writing it is never
+    cut short — a reader gets all of it or nothing. (``-o`` files need not: they are
+    written to a temporary file and renamed, and a FIFO nobody reads must still end at
+    the time limit.)"""
+    from autotrace.interpreter.limits import checkpoint, release_for_output
     checkpoint()
-    stop_command()
+    release_for_output()
 
 
 def write_document(render) -> None:
@@ -316,7 +318,6 @@ def write_output(output: str, data: bytes, script: Optional[str] = None) -> None
         except OSError:
             pass
     from autotrace.files import write_atomic
-    output_complete()
     try:
         write_atomic(output, data)
     except OSError as e:

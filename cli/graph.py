@@ -167,8 +167,8 @@ def command(
 def _emit(output: str, data: bytes) -> None:
     from autotrace.render import svg
 
-    common.output_complete()        # the bytes are all there: writing them is not cut short
     if output == "-":
+        common.output_complete()    # the bytes are all there: writing them is not cut short
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
