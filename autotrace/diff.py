@@ -150,6 +150,9 @@ def compare(ta, tb) -> Diff:
     found = [c for c in (_structure_parting(ta, tb, pairs), _forward_parting(ta, tb, pairs, nodes_b),
                          _backward_parting(ta, tb, pairs, nodes_a, nodes_b)) if c is not None]
     parting = min(found, key=lambda c: c[0])[1] if found else (_error_parting(ta, tb) or _stdout_parting(ta, tb))
+    if any(t.error is not None and t.error.get("phase") == "parse" for t in (ta, tb)):
+        # a script refused before it ran parts at its error, not at the graph it never built
+        parting = _error_parting(ta, tb) or parting
     leaves = leaf_diffs(ta, tb)
     causes = []
     if parting is not None or leaves:

@@ -395,6 +395,8 @@ EN: dict[str, "str | Plural"] = {
     "graph.title_of": " \u2014 graph of {of}",
     "graph.stopped_at": "the script stopped at line {line}: {type}: {message}",
     "graph.stopped": "the script stopped: {type}: {message}",
+    "graph.refused_at": "the script did not run: line {line}: {type}: {message}",
+    "graph.refused": "the script did not run: {type}: {message}",
     "graph.omitted": "{count:,} of {total:,} nodes not shown (--max-nodes {max_nodes}; nearest the outputs kept)",
     "graph.empty": "no autograd graph: no tensor that requires grad was used in an operation",
     "graph.no_pass": Plural("--pass {number}: it ran {count} backward pass", "--pass {number}: it ran {count} backward passes"),

@@ -119,7 +119,7 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
     import numpy as np
 
     from . import diagnostics, dtypes, record, site
-    from .interpreter import Limits, ScriptRejected, free_names, parse_script, run_program
+    from .interpreter import Limits, ScriptRejected, free_names, needed_names, parse_script, run_program
     from .torch_api import creation, modules
 
     from .interpreter.limits import COMMAND
@@ -147,12 +147,18 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         raise UsageError(
             f"--set {unused[0]}: the script assigns {unused[0]} itself or never uses it; --set only "
             "gives values to names the script uses without assigning them")
-    missing = [n for n in free if n not in parsed_sets]
+    # only names the script's top-level code reads as values are asked for; a name read
+    # only in a function, only called or only as a module (`nn.Linear` without the
+    # import) is left to raise Python's NameError where it is reached, as under Python
+    from .tensor import Tensor
+    missing = [(n, line, col) for n, line, col in needed_names(program, lambda attr: hasattr(Tensor, attr))
+               if n not in parsed_sets]
     if missing:
-        names = ", ".join(missing)
-        example = " ".join(f'--set "{n}=[1.0, 2.0]"' for n in missing[:2])
+        names = ", ".join(n for n, _, _ in missing)
+        example = " ".join(f'--set "{n}=[1.0, 2.0]"' for n, _, _ in missing[:2])
+        where = f"{filename}:{missing[0][1]}:{missing[0][2]}"
         raise UsageError(
-            f"{filename}: the script uses {names} but never assigns {'it' if len(missing) == 1 else 'them'}; "
+            f"{where}: the script uses {names} but never assigns {'it' if len(missing) == 1 else 'them'}; "
             f"give a value on the command line, e.g. {example}")
 
     _reset_state()

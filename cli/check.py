@@ -105,7 +105,7 @@ def command(
         from autotrace.render import json as render_json
         doc = {"schema_version": 1, "command": "check", "rtol": rtol, "atol": atol, "update": update,
                "results": results, "summary": summary}
-        sys.stdout.write(render_json.dumps(doc) + "\n")
+        common.write_output("-", (render_json.dumps(doc) + "\n").encode("utf-8"))
     elif len(results) > 1:
         from autotrace.messages import text
         line = text("check.summary", passed=summary["passed"], failed=summary["failed"] + summary["errors"])

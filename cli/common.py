@@ -27,8 +27,10 @@ EXIT_CODES_HELP_NO_CHECK = (
 ScriptArg = typer.Argument(None, metavar="SCRIPT", help="The script: a path, or - for standard input.", show_default=False)
 ExprOpt = typer.Option(None, "--expr", "-e", help="Run this code instead of a file (statements separated by ; or newlines).")
 SetOpt = typer.Option(None, "--set", metavar="NAME=VALUE",
-                      help='Bind a name the script leaves free to a float32 leaf tensor with requires_grad=True, '
-                           'e.g. --set "x=[2.0, 3.0]". Repeatable.')
+                      help='Bind a name the script reads but never assigns to a float32 leaf tensor with '
+                           'requires_grad=True, e.g. --set "x=[2.0, 3.0]". Repeatable. Names its top-level code '
+                           'reads as values must be given; others (a typo in a function) raise NameError when '
+                           'reached, as under Python.')
 TimeoutOpt = typer.Option(10.0, "--timeout", help="Wall-clock limit for the script, in seconds.")
 MaxStepsOpt = typer.Option(50_000_000, "--max-steps", help="Limit on interpreter steps.")
 NoColorOpt = typer.Option(False, "--no-color", help="Plain text, no colour (also when NO_COLOR is set or output is piped).")
@@ -264,10 +266,42 @@ def report_script_error(trace, no_color: bool = False, explained: bool = False) 
     sys.stderr.write(text if text.endswith("\n") else text + "\n")
 
 
+def output_complete() -> None:
+    """The output for standard output is made (in memory or a temporary file): check the
+    whole-command time limit a last time, then stop its clock, so writing it is never
+    cut short — a reader gets all of it or nothing. (``-o`` files need not: they are
+    written to a temporary file and renamed, and a FIFO nobody reads must still end at
+    the time limit.)"""
+    from autotrace.interpreter.limits import checkpoint, release_for_output
+    checkpoint()
+    release_for_output()
+
+
+def write_document(render) -> None:
+    """Standard output gets what ``render(out)`` writes to the text stream ``out``, whole
+    or not at all: it is written to a temporary file under the command's limits (so a
+    huge document is never held in memory) and copied to standard output once complete.
+    A limit reached while rendering leaves standard output untouched."""
+    import io
+    import shutil
+    import tempfile
+    with tempfile.TemporaryFile("w+b") as tmp:
+        out = io.TextIOWrapper(tmp, encoding="utf-8", newline="\n")
+        render(out)
+        out.flush()
+        out.detach()
+        output_complete()
+        tmp.seek(0)
+        sys.stdout.flush()
+        shutil.copyfileobj(tmp, sys.stdout.buffer, 1 << 20)
+        sys.stdout.buffer.flush()
+
+
 def write_output(output: str, data: bytes, script: Optional[str] = None) -> None:
     """Write ``data`` to ``-o output`` (``-`` is standard output) whole or not at all; a
     missing directory or an unwritable file is a usage error (exit 2) with one line."""
     if output == "-":
+        output_complete()
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()

@@ -58,14 +58,22 @@ def command(
                                    limits=lim)
     except UsageError as e:
         common.fail_usage(str(e))
-    for t in (ta, tb):
-        if t.error is not None and t.error.get("phase") == "parse":
-            common.report_script_error(t, no_color)
-            raise typer.Exit(common.EXIT_SCRIPT)
+    refused = [t for t in (ta, tb) if t.error is not None and t.error.get("phase") == "parse"]
+    if refused and not json_out:
+        common.report_script_error(refused[0], no_color)
+        raise typer.Exit(common.EXIT_SCRIPT)
+    common.phase("comparing the runs")
     d = diff_mod.compare(ta, tb)
     if json_out:
         import json
-        sys.stdout.write(json.dumps(diff_mod.to_dict(d), sort_keys=True, indent=1, ensure_ascii=False) + "\n")
+        common.phase("writing the comparison")
+        common.write_output("-", (json.dumps(diff_mod.to_dict(d), sort_keys=True, indent=1, ensure_ascii=False)
+                                  + "\n").encode("utf-8"))
+        if refused:
+            # the document (parting at the error) is on stdout; the diagnostic goes to stderr
+            for t in refused:
+                common.report_script_error(t, no_color)
+            raise typer.Exit(common.EXIT_SCRIPT)
     elif fmt == "md":
         from autotrace.render import diff as render_diff
         sys.stdout.write(render_diff.render_markdown(d))

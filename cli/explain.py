@@ -118,7 +118,7 @@ def command(
             doc = json.loads(body)
             doc["expectations"] = [expect_mod.to_dict(o) for o in outcomes]
             body = json.dumps(doc, sort_keys=True, ensure_ascii=False, indent=1)
-        sys.stdout.write(body + "\n")
+        common.write_output("-", (body + "\n").encode("utf-8"))
     elif fmt == "html":
         from autotrace.render import html as render_html
         common.write_output("-", render_html.render(trace, ex).encode("utf-8"))

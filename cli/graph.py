@@ -108,7 +108,7 @@ def command(
     lim = common.limits(timeout, max_steps, limit)    # the time limit starts before reading
     src = common.read_source(script, expr)
     trace = common.run_trace(src, set_, lim, keep_values=values, of=of if values else None)
-    if trace.error is not None and trace.error.get("phase") == "parse":
+    if trace.error is not None and trace.error.get("phase") == "parse" and not json_out:
         common.report_script_error(trace)
         raise typer.Exit(common.EXIT_SCRIPT)
 
@@ -137,8 +137,13 @@ def command(
         from autotrace.render import json as render_json
         doc = {"schema_version": 1, "script": trace.script, "format": "dot", "dot": source,
                "error": trace.error}
-        sys.stdout.write(render_json.dumps(doc) + "\n")
-        raise typer.Exit(common.EXIT_SCRIPT if trace.error is not None else common.EXIT_OK)
+        common.phase("writing the graph")
+        common.write_output("-", (render_json.dumps(doc) + "\n").encode("utf-8"))
+        if trace.error is not None:
+            # the document (with "error") is on stdout; the diagnostic goes to stderr, as run --json's
+            common.report_script_error(trace)
+            raise typer.Exit(common.EXIT_SCRIPT)
+        raise typer.Exit(common.EXIT_OK)
     if fmt in ("png", "pdf") and dot.font_list(trace) == dot.CJK_FONTS and not svg.cjk_font_available():
         from autotrace.messages import text
         sys.stderr.write(text("graph.cjk_hint", fmt=fmt.upper()) + "\n")
@@ -163,6 +168,7 @@ def _emit(output: str, data: bytes) -> None:
     from autotrace.render import svg
 
     if output == "-":
+        common.output_complete()    # the bytes are all there: writing them is not cut short
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()

@@ -39,8 +39,13 @@ def run(
     common.phase("rendering the output")
     if json_out:
         from autotrace.render import json as render_json
-        render_json.write_trace(trace, sys.stdout)
-        sys.stdout.write("\n")
+
+        def render(out):
+            render_json.write_trace(trace, out)
+            out.write("\n")
+        # streamed to a temporary file, then copied: a limit reached while rendering
+        # leaves no half document on stdout
+        common.write_document(render)
     else:
         from autotrace.render import console as render_console
         render_console.run_report(trace, common.console(no_color=no_color, width=width),

@@ -352,7 +352,7 @@ def test_pytorch_and_python_messages_are_never_localized(zh):
 @pytest.mark.parametrize("args, want", [
     (["explain", POWER, "--pass", "3"], "--pass 3：脚本只运行了 1 次反向传播"),
     (["run", "nope.py"], "nope.py：没有这个文件"),
-    (["run", "-e", "y = x * 2"], "<expr>：脚本用到了 x，但从未给它赋值；请在命令行上给出它的值，例如 --set \"x=[1.0, 2.0]\""),
+    (["run", "-e", "y = x * 2"], "<expr>:1:5：脚本用到了 x，但从未给它赋值；请在命令行上给出它的值，例如 --set \"x=[1.0, 2.0]\""),
     (["run", POWER, "--limit", "foo=1"], "--limit 'foo=1'：没有名为 'foo' 的限制"),
     (["run", POWER, "--timeout", "0"], "--timeout 必须是正的秒数"),
     (["run", "-e", "x = 1", "--set", "x=1"], "--set x：脚本自己给 x 赋了值，或者根本没有用到它"),

@@ -62,12 +62,12 @@ special methods), :mod:`.typeobj` (``type()``, ``isinstance``), :mod:`.ops` (siz
 
 from .errors import ScriptError, ScriptRejected, format_error, script_visible
 from .limits import Limits
-from .program import Program, ScriptResult, free_names, parse_script, run_program
+from .program import Program, ScriptResult, free_names, needed_names, parse_script, run_program
 from .builtins import ScriptNamespace, make_math_module
 from .values import ScriptFunction
 
 __all__ = [
     "Limits", "ScriptError", "ScriptResult", "ScriptRejected", "Program", "parse_script",
-    "free_names", "run_program", "format_error", "ScriptNamespace", "make_math_module",
+    "free_names", "needed_names", "run_program", "format_error", "ScriptNamespace", "make_math_module",
     "ScriptFunction", "script_visible",
 ]

@@ -418,6 +418,21 @@ def _disarm() -> None:
             pass
 
 
+def release_for_output() -> None:
+    """The command's output is complete and about to be written to standard output: stop
+    the clock, so the write is never cut short and a reader gets all of it (a limit
+    reached before this point leaves nothing written). An alarm that fires meanwhile is
+    ignored; the memory cap stays."""
+    c = COMMAND
+    try:
+        c.deadline = math.inf
+        _disarm()
+    except LimitExceeded:       # the alarm fired just now: the output is whole all the same
+        c.deadline = math.inf
+        _disarm()
+    c.expired = False
+
+
 def stop_command() -> None:
     """Cancel the whole-command alarm (the command is done, or a limit is being reported)."""
     COMMAND.deadline = math.inf

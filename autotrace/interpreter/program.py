@@ -43,7 +43,7 @@ class Program:
     times, one run at a time)."""
 
     def __init__(self, filename: str, source: str, run, nsteps: int, G: dict,
-                 free: list[str], bound: list[str]):
+                 free: list[str], bound: list[str], value_reads: dict | None = None):
         self.filename = filename
         self.source = source
         self._run = run
@@ -51,6 +51,10 @@ class Program:
         self._G = G
         self.free = free
         self.bound = bound
+        #: free name -> its reads in top-level code as a value, in source order:
+        #: ``(line, column, attribute)``, the attribute looked up on it or None (see
+        #: :func:`needed_names`)
+        self.value_reads = value_reads or {}
 
     def __repr__(self):
         return f"<autotrace Program {self.filename!r}>"
@@ -153,30 +157,85 @@ def _parse_script(source: str | bytes, filename: str, check=None) -> Program:
     try:
         info = analyse(tree)
         module_bound = info.module.bound
-        for name, node in info.global_reads:
+        for name, node, _scope in info.global_reads:
             if name in REFUSED_NAMES and name not in module_bound:
                 line, col, end_line, end_col = smap.span(node)
                 _reject("NameError", f"name {name!r} is not available in autotrace scripts",
                         line, col + 1, end_col + 1 if end_line == line else None)
         free: list[str] = []
         seen = set()
-        for name, _node in info.global_reads:
+        for name, _node, _scope in info.global_reads:
             if name not in module_bound and name not in BUILTIN_NAMES and name not in seen:
                 seen.add(name)
                 free.append(name)
+        value_reads = _value_reads(tree, info, seen, smap) if free else {}
         G: dict = {}
         run, nsteps = Compiler(smap, info, G).module(tree.body)
     finally:
         if need > old:
             sys.setrecursionlimit(old)
-    return Program(filename, text, run, nsteps, G, free, list(module_bound))
+    return Program(filename, text, run, nsteps, G, free, list(module_bound), value_reads)
+
+
+def _value_reads(tree, info, free: set, smap: SourceMap) -> dict:
+    """The reads of the ``free`` names that run when the module's own code runs (not in
+    a function or lambda body: those run only if called) and use the name as a value:
+    not called (``helpr(loss)``), nor a decorator, a class base or an ``except`` clause's
+    type, which a tensor cannot be. A read that looks up an attribute (``x.sum()``,
+    ``nn.Linear``) records the attribute. See :func:`needed_names`."""
+    not_values: set[int] = set()
+    attribute: dict[int, str] = {}
+    for node in ast.walk(tree):
+        t = type(node)
+        if t is ast.Call:
+            not_values.add(id(node.func))
+        elif t is ast.Attribute:
+            attribute[id(node.value)] = node.attr
+        elif t is ast.FunctionDef or t is ast.ClassDef:
+            not_values.update(id(d) for d in node.decorator_list)
+            if t is ast.ClassDef:
+                not_values.update(id(b) for b in node.bases)
+        elif t is ast.ExceptHandler and node.type is not None:
+            not_values.add(id(node.type))
+            if type(node.type) is ast.Tuple:
+                not_values.update(id(e) for e in node.type.elts)
+    out: dict[str, list] = {}
+    for name, node, scope in info.global_reads:
+        if name not in free or id(node) in not_values:
+            continue
+        s = scope
+        while s is not None and s.kind != "function":
+            s = s.parent
+        if s is not None:
+            continue
+        line, col, _end_line, _end_col = smap.span(node)
+        out.setdefault(name, []).append((line, col + 1, attribute.get(id(node))))
+    return out
 
 
 def free_names(program: Program) -> list[str]:
     """Names the script reads (at top level or inside functions) that it never binds
-    at top level and that are not builtins: the CLI binds these from ``--set``.
+    at top level and that are not builtins: the CLI may bind these from ``--set``.
     In order of first appearance."""
     return list(program.free)
+
+
+def needed_names(program: Program, has_attribute=None) -> list[tuple[str, int, int]]:
+    """The free names a run needs a value for, as ``(name, line, column)`` of the first
+    read that needs it, in that order: those the module's own code reads as a value
+    (``z = (x*3).sum()``). A name read only inside a function (``def report(loss): return
+    helpr(loss)``), only called (``critrion(out, y)``) or only as the root of an attribute
+    for which ``has_attribute(attr)`` is false (``nn.Linear`` without the import, when
+    values are tensors) is left unbound: the run raises Python's NameError where it is
+    reached, if it is."""
+    out = []
+    for name, reads in program.value_reads.items():
+        for line, col, attr in reads:
+            if attr is None or has_attribute is None or has_attribute(attr):
+                out.append((name, line, col))
+                break
+    out.sort(key=lambda r: (r[1], r[2]))
+    return out
 
 
 def _site_from_traceback(tb) -> Site | None:

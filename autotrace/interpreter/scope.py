@@ -83,12 +83,13 @@ class Scope:
 
 class ScopeInfo:
     """Result of :func:`analyse`: the module scope, the scope of every function-like
-    node (by ``id``) and the reads that resolve to globals, in source order."""
+    node (by ``id``) and the reads that resolve to globals, in source order, each with
+    the scope it is read in."""
 
     def __init__(self, module: Scope):
         self.module = module
         self.scopes: dict[int, Scope] = {}
-        self.global_reads: list[tuple[str, ast.AST]] = []
+        self.global_reads: list[tuple[str, ast.AST, Scope]] = []
 
     def scope_of(self, node) -> Scope:
         return self.scopes[id(node)]
@@ -234,5 +235,5 @@ def analyse(tree: ast.Module) -> ScopeInfo:
         if r[0] == "class" and name not in scope.bound:
             r = r[1]
         if r[0] == "global":
-            info.global_reads.append((name, node))
+            info.global_reads.append((name, node, scope))
     return info

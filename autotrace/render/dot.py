@@ -244,17 +244,20 @@ def build(trace, opts: GraphOptions | None = None):
     title = []
     if opts.title:
         title.append(f"{trace.script}" + (_t("graph.title_of", of=opts.of) if opts.of else ""))
-    if trace.error is not None and trace.error.get("phase") != "parse":
+    refused = trace.error is not None and trace.error.get("phase") == "parse"
+    if trace.error is not None:
         e = trace.error
         if e.get("line"):
-            title.append(_t("graph.stopped_at", line=e["line"], type=e["type"], message=_short(e["message"], 90)))
+            title.append(_t("graph.refused_at" if refused else "graph.stopped_at", line=e["line"], type=e["type"],
+                            message=_short(e["message"], 90)))
         else:
-            title.append(_t("graph.stopped", type=e["type"], message=_short(e["message"], 90)))
+            title.append(_t("graph.refused" if refused else "graph.stopped", type=e["type"],
+                            message=_short(e["message"], 90)))
     title.extend(lay.notes)
     if lay.omitted_units:
         title.append(_t("graph.omitted", count=lay.omitted_nodes, total=len(lay.included),
                         max_nodes=opts.max_nodes))
-    if not lay.included:
+    if not lay.included and not refused:
         title.append(_t("graph.empty"))
     if title:
         g.attr("graph", label=_label(title[0], small=title[1:], bold_title=bool(opts.title)),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autotrace.interpreter import free_names, parse_script
+from autotrace.interpreter import free_names, needed_names, parse_script
 
 from interp_stubs import FakeTensor, NoGrad, err, out, run
 
@@ -784,6 +784,55 @@ def test_predefined_and_free_names():
 def test_free_names_excludes_bound_builtins_and_imports():
     p = parse_script("import torch\nfrom math import pi\nfor i in range(3):\n    a = i + b\nprint([k for k in c])", "t.py")
     assert free_names(p) == ["b", "c"]
+
+
+def test_needed_names_are_the_top_level_value_reads():
+    src = ("import torch\n"
+           "def report(loss):\n"
+           "    return helpr(loss) + w\n"
+           "class Net:\n"
+           "    def f(self):\n"
+           "        return q\n"
+           "z = (x * 3).sum() + max(b, 1)\n"
+           "loss = critrion(z, y)\n"
+           "lam = lambda: u\n"
+           "m = nn.Linear(2, 1)\n"
+           "s = x.sum() + k.grad + sum(v for v in vs)\n")
+    p = parse_script(src, "t.py")
+    assert free_names(p) == ["helpr", "w", "q", "x", "b", "critrion", "y", "u", "nn", "k", "vs"]
+    # every free name that the module's code reads as a value, at its first such read
+    assert needed_names(p) == [("x", 7, 6), ("b", 7, 25), ("y", 8, 20), ("nn", 10, 5), ("k", 11, 15),
+                               ("vs", 11, 39)]
+    # with values that are tensors, `nn.Linear` is not a read of a value
+    assert needed_names(p, lambda attr: attr in ("sum", "grad")) == [
+        ("x", 7, 6), ("b", 7, 25), ("y", 8, 20), ("k", 11, 15), ("vs", 11, 39)]
+
+
+def test_needed_names_columns_count_characters_and_skip_non_values():
+    src = ("s = 'ü'; t = a\n"
+           "@deco\n"
+           "def f(d=dflt):\n"
+           "    pass\n"
+           "class C(Base):\n"
+           "    attr = c\n"
+           "try:\n"
+           "    pass\n"
+           "except (Err, Other):\n"
+           "    pass\n")
+    p = parse_script(src, "t.py")
+    assert needed_names(p) == [("a", 1, 14), ("dflt", 3, 9), ("c", 6, 12)]
+
+
+def test_an_unbound_name_that_is_not_needed_raises_where_it_is_reached():
+    src = "def report(v):\n    return helpr(v)\nprint('ran')\nreport(1)\n"
+    p = parse_script(src, "t.py")
+    assert needed_names(p) == []
+    from autotrace.interpreter import run_program
+    from interp_stubs import MODULES
+    r = run_program(p, modules=MODULES)
+    assert r.stdout == "ran\n"
+    assert (r.error.type, r.error.message, r.error.line, r.error.column) == \
+        ("NameError", "name 'helpr' is not defined", 2, 12)
 
 
 def test_builtins_can_be_shadowed():
