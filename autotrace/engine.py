@@ -4,7 +4,8 @@ Like PyTorch's engine it is iterative (no recursion, so a 100,000-node chain wor
 
 1. From the roots' ``grad_fn``, walk the graph once to count, for every node, how many
    edges lead into it (its dependencies). For ``autograd.grad`` only the nodes from
-   which a requested input can be reached are counted and run.
+   which a requested input can be reached are counted and run (torch's exec_info): a root
+   none is reached from is not run, so a freed graph no input uses raises nothing.
 2. Run ready nodes (all dependencies in) from a priority queue ordered by sequence
    number, newest first; ``AccumulateGrad`` outranks everything (PyTorch's order).
    Gradients arriving at the same input of a node are summed (fan-in).
@@ -252,8 +253,12 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
             fanin.setdefault(fn, []).append((nr, None, rec.keep(g._data)))
     ready = []
     counter = 0
+    # torch's engine runs only the nodes an input is reached from (exec_info): with one root
+    # edge the root is the graph root, reached but not run (its tensor pre-hooks do run, as
+    # below); with several, GraphRoot passes nothing to a root no input is reached from
+    one_root = len(edges) == 1
     for fn in unique_roots:
-        if deps[fn] == 0:
+        if deps[fn] == 0 and (needed is None or one_root or fn in needed):
             heapq.heappush(ready, (-fn.seq, counter, fn))
             counter += 1
 
@@ -294,6 +299,8 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
                 grads = [None] * fn.n_outputs
             if fn.pre_hooks or fn.retains_grad:
                 grads = _pre_hooks(fn, grads)
+            if needed is not None and fn not in needed:
+                continue  # the one root, no input reached from it: not run (no freed-graph error)
             if ran is not None:
                 ran.append(fn)
             elif add_step is not None:
