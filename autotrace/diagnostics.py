@@ -56,10 +56,12 @@ def warn(message: str, category: str = "UserWarning") -> None:
 _once: set[str] = set()
 
 
-def warn_once(message: str, category: str = "UserWarning") -> None:
-    """PyTorch's ``TORCH_WARN_ONCE``: the first emission in a run only."""
-    if message not in _once:
-        _once.add(message)
+def warn_once(message: str, category: str = "UserWarning", key: str | None = None) -> None:
+    """PyTorch's ``TORCH_WARN_ONCE``: the first emission in a run only — of this message,
+    or of any message with the same ``key`` (one place in torch's source, whose text varies)."""
+    key = message if key is None else key
+    if key not in _once:
+        _once.add(key)
         warn(message, category)
 
 

@@ -391,10 +391,11 @@ def COPY_FOR_GRAD(ctx, g):
     return (None, g)
 
 
-def copy_for_grad(src: Tensor) -> Tensor:
-    """``new_empty(...).copy_(src)``: how torch 2.13's AccumulateGrad stores a first
-    gradient under create_graph (its grad_fn is CopyBackwards, edges (None, src))."""
-    return make(COPY_FOR_GRAD, np.array(src._data, copy=True), (None, src))
+def copy_for_grad(src: Tensor, data=None) -> Tensor:
+    """``new_empty_strided(...).copy_(src)``: how torch 2.13's AccumulateGrad stores a first
+    gradient under create_graph (its grad_fn is CopyBackwards, edges (None, src)); ``data``
+    is that copy when the engine lays it out (the gradient layout contract)."""
+    return make(COPY_FOR_GRAD, np.array(src._data, copy=True) if data is None else data, (None, src))
 
 
 @op("clone", "CloneBackward0", ("self",), vjp={"self": "grad"}, local={"self": "1"})
