@@ -621,24 +621,34 @@ SGD_FLAGS = [dict(momentum=0.9, nesterov=True), dict(maximize=True), dict(moment
              dict(momentum=0.9, nesterov=True, weight_decay=0.1, maximize=True), dict(momentum=0.9, dampening=0.3)]
 
 
+def _optimizer_steps(opt, flags, w0, coef, n):
+    """explain's optimizer_step events of ``n`` steps of ``torch.optim.<opt>`` with
+    ``flags`` on ``(w * w * coef).sum()``, beside torch's parameter after each step."""
+    torch = pytest.importorskip("torch")
+    args = ", ".join(f"{k}={v!r}" for k, v in flags.items())
+    src = (f"import torch\nw = torch.tensor({w0!r}, requires_grad=True)\n"
+           f"opt = torch.optim.{opt}([w], lr=0.1, {args})\n"
+           f"for i in range({n}):\n    opt.zero_grad()\n    (w * w * torch.tensor({coef!r})).sum().backward()\n"
+           "    opt.step()\n")
+    steps = _events(explain_src(src, wrt="w"), "optimizer_step")
+    tw = torch.tensor(w0, requires_grad=True)
+    topt = getattr(torch.optim, opt)([tw], lr=0.1, **flags)
+    after = []
+    for _ in range(n):
+        topt.zero_grad()
+        (tw * tw * torch.tensor(coef)).sum().backward()
+        topt.step()
+        after.append(tw.detach().numpy().copy())
+    assert len(steps) == n
+    return zip(steps, after)
+
+
 @pytest.mark.parametrize("flags", SGD_FLAGS, ids=lambda f: ",".join(f))
 def test_sgd_rule_shown_is_the_one_that_gives_torchs_numbers(flags):
     """The SGD rule explain shows (maximize, weight decay, momentum, nesterov) is applied to
     the numbers it shows and gives torch's parameters, step after step."""
-    torch = pytest.importorskip("torch")
-    args = ", ".join(f"{k}={v!r}" for k, v in flags.items())
-    src = ("import torch\nw = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)\n"
-           f"opt = torch.optim.SGD([w], lr=0.1, {args})\n"
-           "for i in range(3):\n    opt.zero_grad()\n    (w * w * torch.tensor([1.0, 3.0, -2.0])).sum().backward()\n"
-           "    opt.step()\n")
-    steps = _events(explain_src(src, wrt="w"), "optimizer_step")
-    tw = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
-    opt = torch.optim.SGD([tw], lr=0.1, **flags)
     mom, wd = flags.get("momentum", 0), flags.get("weight_decay", 0)
-    for k, step in enumerate(steps):
-        opt.zero_grad()
-        (tw * tw * torch.tensor([1.0, 3.0, -2.0])).sum().backward()
-        opt.step()
+    for k, (step, want) in enumerate(_optimizer_steps("SGD", flags, [1.0, -2.0, 0.5], [1.0, 3.0, -2.0], 3)):
         rule = "\n".join(step.details)
         (q,) = step.data["params"]
         g = q["grad"].astype(np.float64)
@@ -656,32 +666,18 @@ def test_sgd_rule_shown_is_the_one_that_gives_torchs_numbers(flags):
                 g = buf
         else:
             assert "rule: p ← p − lr·g, lr = 0.1" in rule
-        assert np.allclose(q["before"] - 0.1 * g, tw.detach().numpy(), rtol=1e-6, atol=1e-7), (k, rule)
-        assert np.allclose(q["after"], tw.detach().numpy(), rtol=1e-6, atol=1e-7)
-    assert len(steps) == 3
+        assert np.allclose(q["before"] - 0.1 * g, want, rtol=1e-6, atol=1e-7), (k, rule)
+        assert np.allclose(q["after"], want, rtol=1e-6, atol=1e-7)
 
 
 @pytest.mark.parametrize("flags", [dict(amsgrad=True), dict(maximize=True), dict(amsgrad=True, maximize=True)],
                          ids=lambda f: ",".join(f))
 def test_adam_rule_names_amsgrad_and_maximize(flags):
-    torch = pytest.importorskip("torch")
-    args = ", ".join(f"{k}={v!r}" for k, v in flags.items())
-    src = ("import torch\nw = torch.tensor([1.0, -2.0], requires_grad=True)\n"
-           f"opt = torch.optim.Adam([w], lr=0.1, {args})\n"
-           "for i in range(2):\n    opt.zero_grad()\n    (w * w * torch.tensor([1.0, -3.0])).sum().backward()\n"
-           "    opt.step()\n")
-    steps = _events(explain_src(src, wrt="w"), "optimizer_step")
-    tw = torch.tensor([1.0, -2.0], requires_grad=True)
-    opt = torch.optim.Adam([tw], lr=0.1, **flags)
-    for step in steps:
-        opt.zero_grad()
-        (tw * tw * torch.tensor([1.0, -3.0])).sum().backward()
-        opt.step()
+    for step, want in _optimizer_steps("Adam", flags, [1.0, -2.0], [1.0, -3.0], 2):
         rule = "\n".join(step.details)
         assert ("v̂ ← max(v̂, v)" in rule) == bool(flags.get("amsgrad"))
         assert ("maximize=True: g ← −g" in rule) == bool(flags.get("maximize"))
-        assert np.allclose(step.data["params"][0]["after"], tw.detach().numpy(), rtol=1e-6)
-    assert len(steps) == 2
+        assert np.allclose(step.data["params"][0]["after"], want, rtol=1e-6)
 
 
 def test_adam_moments_and_update_follow_the_rule_shown():
