@@ -119,11 +119,9 @@ class SavedTensor:
                 where = f", which is output {self.output_nr} of {_op_name(node)},"
             else:
                 t = self.tensor
-                fn = t.grad_fn
+                fn = t.grad_fn  # torch's reads it too: a stale view's is regenerated (AsStridedBackward0)
                 if fn is None:
                     where = ""
-                elif t._base is not None:  # torch regenerates a stale view's grad_fn
-                    where = ", which is output 0 of AsStrided,"
                 else:
                     where = f", which is output {t._output_nr} of {_op_name(fn)},"
             shape = ", ".join(str(s) for s in t.shape)
@@ -138,7 +136,7 @@ class SavedTensor:
             t = Tensor._make(self.data, requires_grad=self.requires_grad)
             t._version_counter = self.counter
             if self.requires_grad:
-                t.grad_fn = node
+                t._grad_fn = node
                 t._output_nr = self.output_nr
             return t
         return self.tensor
@@ -193,6 +191,7 @@ class Node:
         "_saved_target", "_saved_mask", "_saved_condition", "_saved_p", "_saved_self_sym_sizes",
         "_saved_other_sym_sizes", "_saved_exponent_sym_sizes", "_saved_self_sizes", "_saved_sizes",
         "_saved_index", "_saved_values", "_saved_reduction", "_saved_approximate",
+        "_saved_size", "_saved_stride", "_saved_storage_offset",
     })
 
     @staticmethod

@@ -259,7 +259,7 @@ def _perturbing(perturb):
     done = set()
 
     def bind(self, name):
-        if name in perturb and name not in done and self.grad_fn is None:
+        if name in perturb and name not in done and self._grad_fn is None:
             done.add(name)
             index, delta = perturb[name]
             data = np.array(self._data, dtype=np.float64)
@@ -386,9 +386,9 @@ def _last_scalar_root(variables):
 
     best = None
     for name, value in variables.items():
-        if isinstance(value, Tensor) and value.grad_fn is not None and value._data.size == 1 \
-                and value.grad_fn.rec is not None:
-            key = value.grad_fn.rec.id
+        fn = value._grad_fn if isinstance(value, Tensor) else None  # as last set (nothing regenerated)
+        if fn is not None and value._data.size == 1 and fn.rec is not None:
+            key = fn.rec.id
             if best is None or key > best[0]:
                 best = (key, name)
     return best[1] if best else None

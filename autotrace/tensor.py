@@ -2,9 +2,11 @@
 
 ``Tensor`` holds ``_data`` (a numpy array of the tensor's dtype, 0-d for scalars),
 ``requires_grad``, ``grad``, ``grad_fn`` (a :class:`autotrace.node.Node` or None) and a
-version counter shared with its views. Arithmetic and the other ops are defined in
-:mod:`autotrace.ops` and attached here as methods; this module holds what is not an op:
-attributes, ``backward``, hooks, conversion and printing. Behaviour follows torch 2.13.
+version counter shared with its views (a view's ``grad_fn`` is regenerated when read after
+its base or another view of it was modified in place, as torch's is). Arithmetic and the
+other ops are defined in :mod:`autotrace.ops` and attached here as methods; this module
+holds what is not an op: attributes, ``backward``, hooks, conversion and printing.
+Behaviour follows torch 2.13.
 """
 
 from __future__ import annotations
@@ -57,9 +59,13 @@ class Tensor:
     ``_version``.
     """
 
-    __slots__ = ("_data", "_dtype", "_requires_grad", "_grad", "grad_fn", "_output_nr",
+    __slots__ = ("_data", "_dtype", "_requires_grad", "_grad", "_grad_fn", "_output_nr",
                  "_counter", "_base", "_retains_grad", "_name", "_acc", "_hooks",
-                 "_wrapped", "_view_kind", "_grad_of", "_inference", "__weakref__")
+                 "_wrapped", "_view_kind", "_attr_version", "_grad_of", "_inference", "__weakref__")
+    # ``_grad_fn`` is the history as last set; read ``grad_fn`` (which regenerates a stale
+    # view's) unless the tensor is not a view (``_base is None``).
+    # ``_attr_version`` is set only on views: the version counter's value when their
+    # ``_grad_fn`` was set (torch's attr_version).
     # ``_view_kind`` is set only on views made in no_grad mode ("no_grad") or by
     # multi-output view ops ("multi"); read it with getattr(t, "_view_kind", None).
     # ``_grad_of`` (a weakref to the leaf) is set on a ``.grad`` tensor only while a
@@ -98,7 +104,7 @@ class Tensor:
         t._dtype = dtype
         t._requires_grad = requires_grad
         t._grad = None
-        t.grad_fn = None
+        t._grad_fn = None
         t._output_nr = 0
         t._counter = None  # made on first use: most results are never saved, viewed or changed
         t._base = None
@@ -147,6 +153,24 @@ class Tensor:
         return _CPU
 
     @property
+    def grad_fn(self):
+        """The node that made this tensor, or None for a leaf. Matches torch 2.13
+        VariableHooks::grad_fn: a view whose version changed since its history was set (its
+        base or another view of the base was modified in place) gets, when this is read, a
+        new AsStridedBackward0 whose next edge is the base's current gradient edge; views
+        made in no_grad mode or by multi-output ops raise torch's error instead."""
+        fn = self._grad_fn
+        if self._base is None:
+            return fn
+        return _view_grad_fn(self, fn)
+
+    @grad_fn.setter
+    def grad_fn(self, fn) -> None:
+        self._grad_fn = fn
+        if self._base is not None:  # torch's set_gradient_edge records a view's version
+            self._attr_version = self._counter.value
+
+    @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
 
@@ -157,7 +181,7 @@ class Tensor:
     @requires_grad.setter
     def requires_grad(self, value) -> None:
         value = bool(value)
-        if not self.is_leaf:
+        if self._grad_fn is not None:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use "
                 "a computed variable in a subgraph that doesn't require differentiation use "
@@ -169,13 +193,13 @@ class Tensor:
 
     def requires_grad_(self, requires_grad=True):
         """In-place ``requires_grad`` change; only on leaves (PyTorch's text otherwise)."""
-        if not self.is_leaf and not requires_grad:
+        if self._grad_fn is not None and not requires_grad:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use "
                 "a computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach()."
             )
-        if self.is_leaf:
+        if self._grad_fn is None:
             if requires_grad and self._dtype.category != dtypes.FLOAT:
                 raise RuntimeError("only Tensors of floating point dtype can require gradients")
             if requires_grad and not grad_mode.inference and getattr(self, "_inference", False):
@@ -185,7 +209,7 @@ class Tensor:
 
     @property
     def grad(self):
-        if not self.is_leaf and not self._retains_grad:
+        if self._grad_fn is not None and not self._retains_grad:
             diagnostics.warn(diagnostics.NON_LEAF_GRAD)
         return self._grad
 
@@ -280,14 +304,14 @@ class Tensor:
 
     def retain_grad(self) -> None:
         """Keep ``.grad`` for this non-leaf after backward (no-op on leaves)."""
-        if self.is_leaf:
+        if self._grad_fn is None:
             if not self._requires_grad:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             return
         if self._retains_grad:
             return
-        self._retains_grad = True
         fn = self.grad_fn
+        self._retains_grad = True
         if fn.retains_grad is None:
             fn.retains_grad = {}
         fn.retains_grad[self._output_nr] = weakref.ref(self)
@@ -310,8 +334,9 @@ class Tensor:
     def _edge(self):
         """``(node, output_nr)`` for next_functions: grad_fn, the AccumulateGrad of a leaf
         that requires grad, or (None, 0)."""
-        if self.grad_fn is not None:
-            return (self.grad_fn, self._output_nr)
+        fn = self._grad_fn if self._base is None else self.grad_fn
+        if fn is not None:
+            return (fn, self._output_nr)
         if self._requires_grad:
             return (self._grad_accumulator(), 0)
         return _NO_EDGE
@@ -401,9 +426,13 @@ class Tensor:
     def __repr__(self) -> str:
         from .printing import tensor_repr
 
-        fn = self.grad_fn
+        try:
+            fn = self.grad_fn
+            name = fn.op.node if fn is not None else None
+        except RuntimeError:  # torch's _tensor_str: a view whose history cannot be regenerated
+            name = "Invalid"
         return tensor_repr(self._data, self._dtype.name, requires_grad=self._requires_grad,
-                           grad_fn_name=fn.op.node if fn is not None else None)
+                           grad_fn_name=name)
 
     __str__ = __repr__
 
@@ -422,7 +451,7 @@ class Tensor:
         if self._name is not None:
             return
         self._name = name
-        fn = self.grad_fn
+        fn = self._grad_fn  # as last set: naming a stale view does not regenerate its history
         if fn is not None:
             if fn.rec is not None and (fn.rec.var_name is None or self._output_nr == 0):
                 fn.rec.var_name = name
@@ -460,6 +489,25 @@ class Tensor:
         if g is not None:
             t._grad = g.__deepcopy__(memo)
         return t
+
+
+def _view_grad_fn(view: Tensor, fn):
+    """``view.grad_fn`` for a view (matches torch 2.13 VariableHooks::grad_fn): ``fn`` while
+    the shared version counter still has the value it had when ``fn`` was set; otherwise a
+    new AsStridedBackward0 over the base's current gradient edge (view replay is off), with
+    the version recorded. A view without history of a base that does not require grad is
+    left alone; a stale view made in no_grad mode or by a multi-output op raises torch's
+    ``handle_view_on_rebase`` error (indirect: its base or another view was modified)."""
+    base = view._base
+    if fn is None and not base._requires_grad:
+        return None
+    if view._attr_version == view._counter.value:
+        return fn
+    if getattr(view, "_view_kind", None) is not None:
+        from .ops import view_rebase_error
+        raise view_rebase_error(view, indirect=True)
+    from .ops.indexing import as_strided_history
+    return as_strided_history(base, view, fn)
 
 
 # the C++ type names torch 2.13 prints for a gradient's dtype in ``.grad`` assignment errors

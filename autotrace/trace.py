@@ -112,7 +112,7 @@ def variable_of(name: str, value) -> Variable | None:
     from .tensor import Tensor
 
     if isinstance(value, Tensor):
-        fn = value.grad_fn
+        fn = value._grad_fn  # as last set: describing a stale view does not regenerate its history
         node = None
         if fn is not None and fn.rec is not None:
             node = fn.rec.id

@@ -212,7 +212,7 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
         wrapped = False
     elif n == 1 and not inputs[0]._wrapped:  # (the loop above found it requires grad)
         x = inputs[0]
-        fn = x.grad_fn
+        fn = x._grad_fn if x._base is None else x.grad_fn  # a view's may be regenerated
         if fn is not None:
             nr = x._output_nr
         else:
@@ -243,7 +243,7 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
                 if v.__class__ is SavedTensor:
                     names.append(k)
         names = tuple(names)
-    node = t.grad_fn = _op_node(op_, edges, saved, bool(names), attrs or _NO_ATTRS, meta)
+    node = t._grad_fn = _op_node(op_, edges, saved, bool(names), attrs or _NO_ATTRS, meta)
     t._requires_grad = True
     active = _record.active
     if active is None:
@@ -286,7 +286,7 @@ def _edges(inputs):
             ids.append(_NO_EDGE)
             meta.append(None)
             continue
-        fn = x.grad_fn
+        fn = x._grad_fn if x._base is None else x.grad_fn
         if fn is not None:
             nr = x._output_nr
         elif x._requires_grad:
@@ -310,7 +310,7 @@ def _edges(inputs):
 def _two_edges(inputs):
     """The first two of :func:`_edges` for two tensors (the usual binary op), unrolled."""
     x, y = inputs
-    fx = x.grad_fn
+    fx = x._grad_fn if x._base is None else x.grad_fn  # a stale view's is regenerated
     if fx is not None:
         r = fx.rec
         nr = x._output_nr
@@ -323,7 +323,7 @@ def _two_edges(inputs):
         ex, ix = (fx, 0), (r.id if r is not None else None, 0)
     else:
         ex = ix = _NO_EDGE
-    fy = y.grad_fn
+    fy = y._grad_fn if y._base is None else y.grad_fn
     if fy is not None:
         r = fy.rec
         nr = y._output_nr
@@ -346,14 +346,14 @@ def make_number(op_, out, a, number, attrs=None, dtype=None, save_other=False):
     t = _tensor_make(out, dtype)
     if not grad_mode.enabled or not a._requires_grad or t._dtype.category != _FLOAT:
         return t
-    fn = a.grad_fn
+    fn = a._grad_fn if a._base is None else a.grad_fn
     if fn is None:
         fn = a._grad_accumulator()
         nr = 0
     else:
         nr = a._output_nr
     saved = _saved_other(number) if save_other else None
-    node = t.grad_fn = _op_node(op_, ((fn, nr), _NO_EDGE), saved, save_other, attrs or _NO_ATTRS,
+    node = t._grad_fn = _op_node(op_, ((fn, nr), _NO_EDGE), saved, save_other, attrs or _NO_ATTRS,
                                 ((a._data.shape, a._dtype), None))
     t._requires_grad = True
     active = _record.active
@@ -406,7 +406,7 @@ def make_multi(op_, outs, inputs, save=None, attrs=None, differentiable=None):
     for i, t in enumerate(ts):
         if (differentiable is None or differentiable[i]) and t._dtype.category == dtypes.FLOAT:
             t._requires_grad = True
-            t.grad_fn = node
+            t._grad_fn = node
             t._output_nr = i
     if node.rec is not None:
         node.rec.shape = outs[0].shape
@@ -422,34 +422,42 @@ INFERENCE_INPLACE = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal "
     "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
 NO_GRAD_VIEW_INPLACE = (
-    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
+    "A view was created in no_grad mode and {modified} modified inplace with grad mode enabled. Given "
     "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
     "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
     "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
 MULTI_VIEW_INPLACE = (
-    "Output {nr} of {node} is a view and is being modified inplace. This view is the output of a "
+    "Output {nr} of {node} is a view and {modified} modified inplace. This view is the output of a "
     "function that returns multiple views. Such functions do not allow the output views to be modified "
     "inplace. You should replace the inplace operation by an out-of-place one.")
+
+
+def view_rebase_error(t: Tensor, indirect: bool) -> RuntimeError:
+    """torch 2.13 ``handle_view_on_rebase``'s error for a view made in no_grad mode or by a
+    multi-output op: modified in place itself, or (``indirect``) its base or another view of
+    the base was, found when its ``grad_fn`` is read."""
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    fn = t._grad_fn
+    if fn is not None:
+        # torch names the function, not its node: "Output 0 of Unbind", "of SplitWithSizes"
+        return RuntimeError(MULTI_VIEW_INPLACE.format(nr=t._output_nr, node=re.sub(r"Backward\d*$", "", fn.op.node),
+                                                      modified=modified))
+    return RuntimeError(NO_GRAD_VIEW_INPLACE.format(modified=modified))
 
 
 def check_inplace(t: Tensor, view_of_leaf: bool = True) -> None:
     """PyTorch's errors for in-place ops on leaves that require grad (outside no_grad),
     on views of such leaves, and on views made in no_grad mode or by multi-view ops
-    (torch 2.13 ``check_inplace``)."""
+    (torch 2.13 ``check_inplace``; like torch's, it reads the history as last set)."""
     if grad_mode.enabled and t._requires_grad:
         base = t._base
         if base is not None:
             kind = getattr(t, "_view_kind", None)
-            if kind is not None:
-                if kind == "no_grad":
-                    raise RuntimeError(NO_GRAD_VIEW_INPLACE)
-                if t.grad_fn is not None:
-                    # torch names the function, not its node: "Output 0 of Unbind", "of SplitWithSizes"
-                    fn = re.sub(r"Backward\d*$", "", t.grad_fn.op.node)
-                    raise RuntimeError(MULTI_VIEW_INPLACE.format(nr=t._output_nr, node=fn))
-            if base.grad_fn is None and view_of_leaf:
+            if kind is not None and (kind == "no_grad" or t._grad_fn is not None):
+                raise view_rebase_error(t, indirect=False)
+            if base._grad_fn is None and view_of_leaf:
                 raise RuntimeError(VIEW_LEAF_INPLACE)
-        if t.grad_fn is None:
+        if t._grad_fn is None:
             raise RuntimeError(LEAF_INPLACE)
 
 
@@ -467,7 +475,7 @@ def commit_inplace(t: Tensor, result: Tensor) -> Tensor:
                 f"result type {_type_word(result._dtype)} "
                 f"can't be cast to the desired output type {_type_word(t._dtype)}")
         data = data.astype(t._data.dtype)
-    node = result.grad_fn
+    node = result._grad_fn
     saved = node.saved if node is not None else None
     if saved:
         _resave_for_inplace(t, saved)
@@ -488,12 +496,12 @@ def commit_inplace(t: Tensor, result: Tensor) -> Tensor:
                 # the result now lives in t: later in-place ops on t must be detected
                 v.counter = t._version_counter
                 v.version = t._version_counter.value
-    if result.grad_fn is not None:
-        t.grad_fn = result.grad_fn
+    if node is not None:
+        t.grad_fn = node  # a view's version is recorded: its history is current
         t._output_nr = result._output_nr
         t._requires_grad = True
-        if t.grad_fn.rec is not None and t._name is not None:
-            t.grad_fn.rec.var_name = t._name
+        if node.rec is not None and t._name is not None:
+            node.rec.var_name = t._name
         base = t._base
         if base is not None:
             _rebase_view(base, t)

@@ -281,7 +281,7 @@ def setitem(input, key, value):
         # torch takes numpy integers and float64 (a Python float) here, not np.bool_/float32/float16
         raise TypeError(f"can't assign a {type(value).__name__} to a torch.{input._dtype.legacy}")
     try:
-        if grad_mode.enabled and input._requires_grad and input.grad_fn is None and _key_makes_view(key):
+        if grad_mode.enabled and input._requires_grad and input._grad_fn is None and _key_makes_view(key):
             from . import VIEW_LEAF_INPLACE
             raise RuntimeError(VIEW_LEAF_INPLACE)
         check_inplace(input)
@@ -418,7 +418,7 @@ def rebase_base_through_view(base: Tensor, view: Tensor) -> None:
     CopySlices node whose source is the view's new history (PyTorch's rebase), and the
     view's own ``grad_fn`` becomes AsStridedBackward0 of the base's new history."""
     if base._data.shape == view._data.shape and base._data is view._data:
-        base.grad_fn = view.grad_fn
+        base.grad_fn = view._grad_fn
         base._requires_grad = True
         return
     # Find where the view sits inside the base's storage.
@@ -429,16 +429,39 @@ def rebase_base_through_view(base: Tensor, view: Tensor) -> None:
     key.reshape(-1)[pos.reshape(-1)] = True
     # like torch, CopySlices wraps the op's node: its edges are the base's history and the
     # op's other inputs; backward runs the op's backward on the view's part of the grad
-    fn = view.grad_fn
+    fn = view._grad_fn
     edges = (base._edge(),) + tuple(fn.next_functions[1:])
     node = Node(COPY_SLICES_VIEW, edges, None,
                 {"key": key, "self_sym_sizes": base._data.shape, "src_sizes": view._data.shape,
                  "positions": pos, "fn": fn},
                 ((base._data.shape, base._dtype),) + tuple(fn.in_meta[1:]))
     _set_history(base, node)
-    vnode = Node(AS_STRIDED, ((node, 0),), None, {"self_sym_sizes": base._data.shape, "positions": pos},
-                 ((base._data.shape, base._dtype),))
+    as_strided_history(base, view, fn, pos)
+
+
+def as_strided_history(base: Tensor, view: Tensor, old, pos=None):
+    """Give ``view`` the history torch 2.13 regenerates for a view whose base changed in
+    place (VariableHooks::grad_fn without view replay): an AsStridedBackward0 node whose
+    next edge is ``base``'s current gradient edge, the view's version recorded; a
+    ``retain_grad`` moves from ``old`` (the view's previous node) to it, as torch's
+    update_tensor_hooks_on_new_gradfn does. Returns the node."""
+    if pos is None:
+        pos = _view_positions(base._data, view._data)
+        if pos is None:
+            pos = _strided_positions(base._data, view._data)
+    b, v = base._data, view._data
+    attrs = {"self_sym_sizes": b.shape, "positions": pos, "size": v.shape,
+             "stride": tuple(s // v.itemsize for s in v.strides),
+             "storage_offset": (v.__array_interface__["data"][0] - b.__array_interface__["data"][0]) // v.itemsize}
+    vnode = Node(AS_STRIDED, (base._edge(),), None, attrs, ((b.shape, base._dtype),),
+                 shape=v.shape, dtype=view._dtype.name)
+    nr = view._output_nr
     _set_history(view, vnode)
+    if view._retains_grad and old is not None and old.retains_grad:
+        ref = old.retains_grad.pop(nr, None)
+        if ref is not None:
+            vnode.retains_grad = {0: ref}
+    return vnode
 
 
 @op("copy_slices_view", "CopySlices", ("self", "other"),
@@ -473,6 +496,33 @@ def _view_positions(base: np.ndarray, view: np.ndarray):
         shape[d] = view.shape[d]
         pos = pos + (np.arange(view.shape[d]) * (st // base.itemsize)).reshape(shape)
     return pos
+
+
+def _strided_positions(base: np.ndarray, view: np.ndarray):
+    """:func:`_view_positions` for any ``base`` whose elements have distinct addresses (a
+    non-contiguous one too): each view element's flat (C-order) index in ``base``, found by
+    its address."""
+    item = base.itemsize
+
+    def addresses(a):
+        out = np.full(a.shape, a.__array_interface__["data"][0], dtype=np.int64)
+        for d, st in enumerate(a.strides):
+            shape = [1] * a.ndim
+            shape[d] = a.shape[d]
+            out = out + (np.arange(a.shape[d], dtype=np.int64) * st).reshape(shape)
+        return out.reshape(-1)
+
+    if not view.size:
+        return np.zeros(view.shape, dtype=np.int64)
+    at = addresses(base)
+    order = np.argsort(at, kind="stable")
+    want = addresses(view)
+    found = np.searchsorted(at[order], want)
+    pos = order[np.clip(found, 0, len(order) - 1)]
+    if (at[pos] != want).any() or np.unique(at).size != at.size:
+        raise RuntimeError(f"autotrace: cannot place a view of shape {list(view.shape)} inside its base "
+                           f"of shape {list(base.shape)} (strides {[s // item for s in base.strides]})")
+    return pos.reshape(view.shape)
 
 
 def _view_key(base: np.ndarray, view: np.ndarray):

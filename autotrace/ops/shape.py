@@ -26,18 +26,25 @@ def _shape_arg(shape):
 def _view_of(base: Tensor, t: Tensor) -> Tensor:
     """Mark ``t`` as a view of ``base``: shares the version counter, remembers its base.
     A view made in no_grad mode of a tensor that requires grad still requires grad (and
-    may not be modified in place with grad mode on), as in torch 2.13."""
-    t._version_counter = base._version_counter
+    may not be modified in place with grad mode on), as in torch 2.13. The view's history is
+    current at the counter's present value (torch's attr_version); a view made in no_grad
+    mode is marked so: its history cannot be regenerated after an in-place change."""
+    counter = base._counter
+    if counter is None:
+        counter = base._counter = VersionCounter()
+    t._counter = counter
+    t._attr_version = counter.value
     t._base = base._base if base._base is not None else base
-    if not grad_mode.enabled and base._requires_grad:
-        t._requires_grad = True
+    if not grad_mode.enabled:
         t._view_kind = "no_grad"
+        if base._requires_grad:
+            t._requires_grad = True
     return t
 
 
 def _multi_view_of(base: Tensor, t: Tensor) -> Tensor:
     _view_of(base, t)
-    if t.grad_fn is not None:
+    if t._grad_fn is not None:
         t._view_kind = "multi"
     return t
 
@@ -216,7 +223,9 @@ def expand_grad(g: Tensor, shape) -> Tensor:
     if counter is None:
         counter = g._counter = VersionCounter()
     t._counter = counter
+    t._attr_version = counter.value
     t._base = g._base if g._base is not None else g
+    t._view_kind = "no_grad"
     return t
 
 
