@@ -116,8 +116,6 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
     """Run ``source`` (str or bytes) and return its trace. Script errors are in
     ``trace.error``; :class:`UsageError` for bad ``sets``; ``ScriptRejected`` is turned
     into a parse-phase error. Anything else propagating is a bug in autotrace."""
-    import numpy as np
-
     from . import diagnostics, dtypes, record, site
     from .interpreter import Limits, ScriptRejected, free_names, needed_names, parse_script, run_program
     from .torch_api import creation, modules
@@ -170,7 +168,7 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         predefined = {}
         for name, value in parsed_sets.items():
             try:
-                with np.errstate(all="ignore"):  # 1e40 becomes inf in float32, silently as in torch
+                with numpy_quiet():  # 1e40 becomes inf in float32, silently as in torch
                     t = creation.tensor(value, dtype=dtypes.float32, requires_grad=True)
             except OverflowError:
                 raise UsageError(f"--set {name}: a number is too large for a float32 tensor") from None
@@ -181,14 +179,15 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
             predefined[name] = t
         limits = limits or Limits()
         # PyTorch computes 1/0 = inf and 0/0 = nan silently; so does the engine.
-        with np.errstate(all="ignore"), _resource_limits(limits), _collector_for_graphs():
+        with numpy_quiet(), _resource_limits(limits), _collector_for_graphs():
             result = run_program(program, modules=modules(), predefined=predefined, limits=limits)
         variables = dict(predefined)
         variables.update(result.globals)
         error = _error_dict(result.error) if result.error is not None else None
         implicit_root = as_left = params_left = None
         if options.of and error is None:
-            error = _implicit_backward(variables, options.of, rec)
+            with numpy_quiet():
+                error = _implicit_backward(variables, options.of, rec)
         elif options.auto_root and not rec.passes and not (error and error.get("phase") in ("parse", "limit")):
             # also when the script stopped at an error: explain what ran before it (not after
             # a limit: the pass would run outside it)
@@ -198,7 +197,8 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
                 # the script could have seen
                 as_left = _records(variables)
                 params_left = parameters_of(variables)
-                failed = _implicit_backward(variables, implicit_root, rec)
+                with numpy_quiet():
+                    failed = _implicit_backward(variables, implicit_root, rec)
                 error = error or failed
     finally:
         perturbing.__exit__(None, None, None)
@@ -218,7 +218,7 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
     if options.expect:
         # after the record is taken: a formula's side effects cannot change what the run showed
         from .expect import evaluate
-        with np.errstate(all="ignore"), _resource_limits(limits):
+        with numpy_quiet(), _resource_limits(limits):
             expectations = evaluate(options.expect, variables, modules(), limits)
     return Trace(
         script=filename, source=text, stdout=result.stdout, error=error,
@@ -234,6 +234,23 @@ def run(source, filename: str, *, sets=(), limits=None, options: Options | None 
         expectations=expectations,
         plotted=plotted,
     )
+
+
+@contextlib.contextmanager
+def numpy_quiet():
+    """Around autotrace's own numpy work for a script: numpy's floating-point errors and
+    its Python warnings (``Mean of empty slice``, ``Degrees of freedom <= 0 for slice``)
+    never reach the user, as torch 2.13 computes ``tensor([]).mean()`` (nan) or 1/0 (inf)
+    without a word. A script's ``np.*`` calls still record numpy's warnings as the
+    script's (``numpy_api.values.numpy_warnings`` catches them inside this), and torch's
+    own warnings are the run's diagnostics, not Python warnings."""
+    import warnings
+
+    import numpy as np
+
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
 
 
 def _plotted() -> bool:

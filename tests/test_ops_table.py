@@ -592,6 +592,61 @@ def test_scatter_reduce_arg_has_no_derivative():
             r.sum().backward()
 
 
+def _bits_equal(ours, theirs):
+    """Same dtype, shape and bits (so the sign of a zero counts), any nan matching any nan."""
+    a, b = np.asarray(ours), np.asarray(theirs)
+    assert a.dtype == b.dtype and a.shape == b.shape, (a.dtype, b.dtype, a.shape, b.shape)
+    ib = np.int32 if a.dtype == np.float32 else np.int64
+    nan = np.isnan(a)
+    assert np.array_equal(nan, np.isnan(b)), (a, b)
+    assert np.array_equal(np.where(nan, 0, a).view(ib), np.where(nan, 0, b).view(ib)), (a, b)
+
+
+ATAN2_SPECIALS = [0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, 1e-30, -1e-25, 3e38, 1e-45, 1e-160, 1e200]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_atan2_backward_at_specials_bit_for_bit(data):
+    """torch 2.13's atan2_backward, to the bit and the sign of zero: ``recip = (y² +
+    x²).reciprocal()`` filled with 0 where y² + x² is 0 (y = x = 0, or squares that
+    underflow; a subnormal sum keeps its infinite reciprocal), then ``g * x * recip`` and
+    ``g * -y * recip``; so atan2(0, 0) gives 0 and -0 rather than nan. Inputs mix zeros of both signs, infinities, nan, tiny and huge values
+    with any floats, broadcast; the double-backward graph is torch's too (0-dim inputs'
+    gradients summed by SumBackward0, as torch's ``sum_to``)."""
+    dtype = data.draw(st.sampled_from(["float32", "float64"]))
+    width = 32 if dtype == "float32" else 64
+    shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=2, max_side=3))
+    elems = st.one_of(st.sampled_from(ATAN2_SPECIALS), st.floats(width=width))
+    ys, xs = (data.draw(hnp.arrays(dtype, s, elements=elems.map(lambda v: np.array(v).astype(dtype))))
+              for s in shapes.input_shapes)
+    up = data.draw(hnp.arrays(dtype, shapes.result_shape,
+                              elements=st.one_of(st.sampled_from([0.0, -0.0, 1.0]), st.floats(-3, 3, width=width))))
+    results = {}
+    for L in (TORCH, OURS):
+        y, x, g = L.tensor(ys, True), L.tensor(xs, True), L.tensor(up, False)
+        with np.errstate(all="ignore"):
+            out = L.t.atan2(y, x)
+            grad = L.t.autograd.grad if L is TORCH else engine.grad
+            gy, gx = grad(out, (y, x), g, create_graph=True)
+            results[L.name] = out, gy, gx, _chain(gy.grad_fn, 4), _chain(gx.grad_fn, 4)
+    (tout, tgy, tgx, tcy, tcx), (oout, ogy, ogx, ocy, ocx) = results["torch"], results["autotrace"]
+    # the forward value is numpy's arctan2 (ATen's SLEEF atan2 can differ in the last place)
+    np.testing.assert_allclose(_np(oout), _np(tout), rtol=1e-6, atol=0)
+    _bits_equal(_np(ogy), _np(tgy))
+    _bits_equal(_np(ogx), _np(tgx))
+    assert (ocy, ocx) == (tcy, tcx)
+
+
+def test_atan2_backward_at_the_origin():
+    """The case a learner meets: atan2(0, 0).backward() gives y.grad = 0, x.grad = -0."""
+    for L in (TORCH, OURS):
+        y, x = L.tensor(np.float32(0.0), True), L.tensor(np.float32(0.0), True)
+        L.t.atan2(y, x).backward()
+        assert (float(y.grad), np.signbit(_np(y.grad))) == (0.0, False), L.name
+        assert (float(x.grad), np.signbit(_np(x.grad))) == (0.0, True), L.name
+
+
 # -- machinery -------------------------------------------------------------------------------------
 
 

@@ -383,6 +383,100 @@ def test_linear_stack_like_a_model():
     same(R.default_generator.randn((5, 4)), torch.randn(5, 4))
 
 
+# Every layer with a ``bias`` (or affine) switch, as ``(constructor, its keyword turning the
+# bias off)``; ``{i}``, ``{o}``, ``{k}`` are sizes drawn by hypothesis (``{i}`` may be 0:
+# a zero-element weight; RNN/LSTM/GRU refuse an input_size of 0).
+BIAS_LAYERS = [
+    ("nn.Linear({i}, {o}{dt})", "bias=False"),
+    ("nn.Conv1d({i}, {o}, {k}{dt})", "bias=False"),
+    ("nn.Conv2d({i}, {o}, {k}{dt})", "bias=False"),
+    ("nn.Conv2d({i}, 2 * {o}, {k}, groups=1, stride=2{dt})", "bias=False"),
+    ("nn.ConvTranspose1d({i}, {o}, {k}{dt})", "bias=False"),
+    ("nn.ConvTranspose2d({i}, {o}, {k}{dt})", "bias=False"),
+    ("nn.RNNCell({i}, {o}{dt})", "bias=False"),
+    ("nn.LSTMCell({i}, {o}{dt})", "bias=False"),
+    ("nn.GRUCell({i}, {o}{dt})", "bias=False"),
+    ("nn.RNN({i} + 1, {o}, num_layers=2{dt})", "bias=False"),
+    ("nn.LSTM({i} + 1, {o}, bidirectional=True{dt})", "bias=False"),
+    ("nn.LSTM({i} + 1, {o} + 1, proj_size={o}{dt})", "bias=False"),
+    ("nn.GRU({i} + 1, {o}, num_layers=2, bidirectional=True{dt})", "bias=False"),
+    ("nn.LayerNorm({o}{dt})", "bias=False"),
+    ("nn.LayerNorm({o}{dt})", "elementwise_affine=False"),
+    ("nn.GroupNorm(1, {o}{dt})", "bias=False"),
+    ("nn.GroupNorm(1, {o}{dt})", "affine=False"),
+    ("nn.BatchNorm1d({o}{dt})", "bias=False"),
+    ("nn.BatchNorm2d({o}{dt})", "affine=False"),
+    ("nn.Embedding({i} + 1, {o}, padding_idx={i}{dt})", "max_norm=1.0"),
+]
+
+
+def _torch_run(src: str) -> tuple[str, set]:
+    """The script's stdout under torch and the set of (category, message) it warned."""
+    import contextlib
+    import io
+    import warnings
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        exec(src, {"__name__": "__main__"})
+    return out.getvalue(), {(w.category.__name__, str(w.message)) for w in caught}
+
+
+@pytest.mark.parametrize("layer,off", BIAS_LAYERS, ids=[f"{c.split('(')[0]}-{o}" for c, o in BIAS_LAYERS])
+@settings(max_examples=8, deadline=None)
+@given(i=st.integers(0, 4), o=st.integers(1, 4), k=st.integers(1, 3), seed=st.integers(0, 2**32),
+       dtype=st.sampled_from(["", ", dtype=torch.float64"]))
+def test_layers_draw_as_torch_with_and_without_bias(layer, off, i, o, k, seed, dtype):
+    """A layer built without its bias (or affine parameters) draws what torch 2.13's
+    ``reset_parameters`` draws and no more: its parameters, the next layers', a
+    ``reset_parameters()`` redraw and the next ``torch.rand`` are torch's, bit for bit
+    (``tolist`` of float64 prints every bit), and so are the warnings (a zero-element
+    weight is not initialised, a bias beside it is drawn from U(0, 0))."""
+    from autotrace import runner
+
+    ctor = layer.format(i=i, o=o, k=k, dt=dtype)
+    without = ctor[:-1] + f", {off})"
+    src = (
+        "import torch\nimport torch.nn as nn\n"
+        f"torch.manual_seed({seed})\n"
+        f"a = {without}\nb = {ctor}\nc = {without}\nd = nn.Linear({o}, {i}{dtype})\nc.reset_parameters()\n"
+        "for m in (a, b, c, d):\n"
+        "    print([(n, tuple(p.shape), p.detach().double().tolist()) for n, p in m.named_parameters()])\n"
+        "print(torch.rand(3).double().tolist(), torch.randn(2, dtype=torch.float64).tolist())\n"
+    )
+    trace = runner.run(src, "<test>", options=runner.Options(keep_values=False))
+    assert trace.error is None, trace.error
+    expected, warned = _torch_run(src)
+    assert trace.stdout == expected, src
+    assert {(w["category"], w["message"]) for w in trace.warnings} == warned
+    lines = expected.splitlines()
+    assert len(lines) == 5
+    if off == "bias=False":
+        assert "bias" not in lines[0] and "bias" in lines[1]
+    elif off != "max_norm=1.0":
+        assert lines[0] == "[]" and "weight" in lines[1]
+
+
+@pytest.mark.parametrize("ctor", [
+    "nn.RNN(0, 2)", "nn.LSTM(3, 0)", "nn.GRU(2, 2, num_layers=0)", "nn.RNN(2, 2, bias=1)",
+    "nn.LSTM(2, 2, batch_first=None)", "nn.GRU(2.0, 2)", "nn.RNN(2, 2.0)", "nn.LSTM(0, 2, dropout=0.5)",
+    "nn.LSTM(2, 2, proj_size=2)", "nn.GRU(2, 2, dropout=1.5, bias=0)",
+])
+def test_recurrent_layer_arguments_are_checked_as_torch(ctor):
+    """torch 2.13's RNNBase checks, in its order: the same error (and dropout warning)."""
+    from autotrace import runner
+
+    src = f"import torch\nimport torch.nn as nn\ntry:\n    m = {ctor}\nexcept Exception as e:\n" \
+          "    print(type(e).__name__, e)\n"
+    trace = runner.run(src, "<test>", options=runner.Options(keep_values=False))
+    assert trace.error is None, trace.error
+    expected, warned = _torch_run(src)
+    assert expected.split()[0] in ("ValueError", "TypeError")
+    assert trace.stdout == expected
+    assert {(w["category"], w["message"]) for w in trace.warnings} == warned
+
+
 # -------------------------------------------------------------------------------- state
 
 

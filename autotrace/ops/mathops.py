@@ -82,14 +82,23 @@ def _to_shape(g, t):
 
 
 def _atan2_back(ctx, g):
+    """torch 2.13's ``atan2_backward``: ``recip = (self² + other²).reciprocal()``, filled
+    with 0 where the denominator is 0 (both zero, or both squares underflowing; a
+    denominator that is tiny but not 0 keeps its infinite reciprocal), then ``grad * other
+    * recip`` and ``grad * -self * recip``, rounded in that order; so (0, 0) gets 0 and -0,
+    not nan, and the double-backward graph has torch's nodes (MaskedFillBackward0,
+    ReciprocalBackward0)."""
+    from .unary import masked_fill
     a, b = ctx.self, ctx.other
     den = a * a + b * b
-    return (_to_shape(g * b / den, a) if ctx.needs(0) else None,
-            _to_shape(g * -a / den, b) if ctx.needs(1) else None)
+    recip = masked_fill(den.reciprocal(), den == 0, 0.0)
+    return (_to_shape(g * b * recip, a) if ctx.needs(0) else None,
+            _to_shape(g * -a * recip, b) if ctx.needs(1) else None)
 
 
 atan2 = _pair("atan2", "Atan2Backward0", np.arctan2,
-              {"self": "grad * other / (self² + other²)", "other": "-grad * self / (self² + other²)"}, _atan2_back)
+              {"self": "grad * other / (self² + other²) (0 where self² + other² = 0)",
+               "other": "-grad * self / (self² + other²) (0 where self² + other² = 0)"}, _atan2_back)
 
 
 def _hypot_back(ctx, g):

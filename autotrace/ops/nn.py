@@ -547,7 +547,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 def MSE_LOSS(ctx, g):
     x, t = ctx.self, ctx.target
     # ATen's mse_backward kernel: (float(norm) * (self - target)) * grad, norm = 2 or 2/N
-    gi = ((x - t) * (2.0 / ctx.n if ctx.reduction == "mean" else 2.0)) * g
+    # (a double: inf for an empty input, whose gradient is empty)
+    norm = (2.0 / ctx.n if ctx.n else float("inf")) if ctx.reduction == "mean" else 2.0
+    gi = ((x - t) * norm) * g
     return (gi if ctx.needs(0) else None, -gi if ctx.needs(1) else None)
 
 

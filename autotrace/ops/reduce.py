@@ -573,7 +573,9 @@ def _var_impl(input, dim, unbiased, keepdim, correction, kind):
             out = ss / x.dtype.type(denom) if denom else ss / x.dtype.type(0)
             if kind == "std":
                 out = np.sqrt(out)
-    if denom <= 0:
+    # torch 2.13's reduction factor is input numel / output numel, 0 for an empty input
+    # (even where the reduced dims are not empty: zeros(0, 3).var(1) warns)
+    if (x.size // outputs if outputs else 0) - correction <= 0:
         diagnostics.warn(f"{kind}(): degrees of freedom is <= 0. Correction should be strictly less than the "
                          "reduction factor (input numel divided by output numel).")
     out = np.asarray(out, dtype=x.dtype)
@@ -623,7 +625,7 @@ def logsumexp(input, dim, keepdim=False):
     if x.ndim == 0:
         out = x.copy()
     else:
-        m = np.max(x, axis=dims, keepdims=True)
+        m = np.max(x, axis=dims, keepdims=True, initial=-np.inf)   # -inf over no elements, as torch
         m = np.where(np.isfinite(m), m, 0)
         with np.errstate(divide="ignore"):
             out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m

@@ -157,10 +157,13 @@ def EXPAND(ctx, g):
 
 def sum_to(g: Tensor, shape) -> Tensor:
     """Sum a broadcast gradient back to ``shape`` (PyTorch's ``sum_to``): leading dims
-    are summed away, dims of size 1 are summed with keepdim."""
+    are summed away, dims of size 1 are summed with keepdim; to a 0-dim shape it is the
+    whole sum (SumBackward0 in a double-backward graph, as torch 2.13's ``sum_to``)."""
     shape = tuple(shape)
     if tuple(g._data.shape) == shape:
         return g
+    if not shape:
+        return g.sum()
     lead = g.ndim - len(shape)
     dims = list(range(lead))
     for i, s in enumerate(shape):

@@ -2,8 +2,8 @@
 MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool2d.
 
 Parameters are initialised as torch 2.13's ``reset_parameters`` does
-(``kaiming_uniform_(weight, a=√5)``, bias ``U(−1/√fan_in, 1/√fan_in)``), drawing the same
-numbers; reprs follow torch's ``extra_repr``.
+(``kaiming_uniform_(weight, a=√5)``, bias ``U(−1/√fan_in, 1/√fan_in)``, ``U(0, 0)`` when
+fan_in is 0), drawing the same numbers; reprs follow torch's ``extra_repr``.
 """
 
 from __future__ import annotations
@@ -80,12 +80,14 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """torch 2.13's: ``kaiming_uniform_(weight, a=√5)`` (nothing drawn for a
+        zero-element weight), then, when there is a bias, ``uniform_(bias, −b, b)`` with
+        ``b = 1/√fan_in``, or 0 when fan_in is 0 (the draws are still taken)."""
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
 
     def _extra_repr(self):
         n = self._nd

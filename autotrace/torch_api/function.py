@@ -151,7 +151,10 @@ def apply(cls: ScriptClass, args: tuple, kwargs: dict | None):
     if fwd is NOT_FOUND:
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
     setup = cls.lookup("setup_context")
-    args = _bind_args(fwd, args, kwargs, with_ctx=setup is NOT_FOUND)
+    if setup is NOT_FOUND:
+        args = _passed_inputs(fwd, args, kwargs)
+    else:
+        args = _bind_args(fwd, args, kwargs, with_ctx=False)
     kwargs = None
     needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
     ctx = FunctionCtx(needs)
@@ -211,9 +214,42 @@ def apply(cls: ScriptClass, args: tuple, kwargs: dict | None):
     return tuple(outs) if is_tuple else outs[0]
 
 
+def _passed_inputs(fwd, args, kwargs):
+    """The inputs of ``apply`` for a ``forward(ctx, ...)`` (no ``setup_context``), as torch
+    2.13's C++ ``Function.apply`` takes them: the arguments actually passed, positional
+    first, each keyword one at the position of forward's parameter of that name (after
+    ctx), with no gap before it. Defaults are not filled in: a parameter left to its
+    default is no input, so ``needs_input_grad`` has no entry for it and backward returns
+    no gradient for it (a trailing ``None`` more is still accepted)."""
+    args = tuple(args)
+    if not kwargs:
+        return args
+    from ..interpreter.classes import StaticMethod
+    from ..interpreter.values import ScriptFunction
+    f = fwd.f if type(fwd) is StaticMethod else fwd
+    if type(f) is not ScriptFunction:
+        raise TypeError("apply() keyword arguments need a forward defined by the script")
+    names = list(f._code.posnames[1:])      # keyword-only and **kwargs parameters are no inputs
+    placed = {}
+    for k, v in kwargs.items():
+        if k not in names:
+            raise TypeError(f"forward() got an unexpected keyword argument '{k}'")
+        i = names.index(k)
+        if i < len(args):
+            raise TypeError(f"forward() got multiple values for argument '{k}'")
+        placed[i] = v
+    out = list(args)
+    for i in range(len(args), max(placed) + 1):
+        if i not in placed:
+            raise TypeError(f"forward() missing required argument: '{names[i]}' (position {i})")
+        out.append(placed[i])
+    return tuple(out)
+
+
 def _bind_args(fwd, args, kwargs, with_ctx=True):
-    """torch binds apply's arguments to forward's signature, defaults included: the
-    inputs (and gradients backward must return) are forward's parameters after ctx."""
+    """With ``setup_context`` (torch 2's style), torch binds apply's arguments to
+    forward's signature, defaults included: the inputs (and gradients backward must
+    return) are forward's parameters."""
     from ..interpreter.classes import StaticMethod
     from ..interpreter.values import ScriptFunction, UNBOUND, _bind_args as bind
     f = fwd.f if type(fwd) is StaticMethod else fwd

@@ -46,19 +46,35 @@ def zero_grads(params, set_to_none=True) -> None:
 
 class Linear(Module):
     """``nn.Linear(in_features, out_features, bias=True)``: y = x Wᵀ + b, initialised
-    with the numbers PyTorch's CPU generator gives (kaiming-uniform)."""
+    with the numbers PyTorch's CPU generator gives (kaiming-uniform); as torch 2.13's
+    ``reset_parameters``, the bias is drawn only when there is one, so ``bias=False``
+    leaves the generator where the weight left it."""
 
-    _script_attrs = Module._script_attrs | {"weight", "bias", "in_features", "out_features"}
+    _script_attrs = Module._script_attrs | {"weight", "bias", "in_features", "out_features", "reset_parameters"}
 
     def __init__(self, in_features, out_features, bias=True, dtype=None, device=None):
         super().__init__()
-        from .. import random
+        from .. import diagnostics, random
         dtype = dtype or dtypes.default_float
-        w, b = random.kaiming_uniform_linear(random.default_generator, out_features, in_features, dtype.name)
+        if in_features == 0 or out_features == 0:
+            diagnostics.warn("Initializing zero-element tensors is a no-op")
+        w, b = random.kaiming_uniform_linear(random.default_generator, out_features, in_features, dtype.name,
+                                            bias=bool(bias))
         object.__setattr__(self, "in_features", in_features)
         object.__setattr__(self, "out_features", out_features)
         self.weight = make_parameter(Tensor._make(w, dtype))
         self.register_parameter("bias", make_parameter(Tensor._make(b, dtype)) if bias else None)
+
+    def reset_parameters(self):
+        """Redraws the parameters as torch 2.13's ``Linear.reset_parameters``:
+        ``kaiming_uniform_(weight, a=√5)``, then, when there is a bias,
+        ``uniform_(bias, −1/√fan_in, 1/√fan_in)`` (bound 0 when fan_in is 0)."""
+        from . import init
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
         from ..ops import FUNCTIONAL

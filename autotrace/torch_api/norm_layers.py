@@ -69,7 +69,8 @@ class _BatchNorm(Module):
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def _check_input_dim(self, input):
         raise NotImplementedError
@@ -145,7 +146,8 @@ class LayerNorm(Module):
 class GroupNorm(Module):
     """``nn.GroupNorm(num_groups, num_channels, eps=1e-5, affine=True)``."""
 
-    _script_attrs = Module._script_attrs | {"num_groups", "num_channels", "eps", "affine", "weight", "bias"}
+    _script_attrs = Module._script_attrs | {"num_groups", "num_channels", "eps", "affine", "weight", "bias",
+                                            "reset_parameters"}
     _script_setattrs = Module._script_setattrs | {"weight", "bias"}
 
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
@@ -159,6 +161,12 @@ class GroupNorm(Module):
         set_(self, "eps", eps)
         set_(self, "affine", affine)
         _affine(self, affine, bias, (num_channels,), dtype)
+
+    def reset_parameters(self):
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def forward(self, input):
         return F["group_norm"](input, self.num_groups, self.weight, self.bias, self.eps)

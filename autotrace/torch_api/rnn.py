@@ -146,18 +146,27 @@ class _RNNBase(Module):
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
                  bidirectional=False, proj_size=0, device=None, dtype=None, nonlinearity=None):
         super().__init__()
+        # torch 2.13's checks, in its order
         if not isinstance(dropout, (int, float)) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
             raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
                              "element being zeroed")
-        if hidden_size <= 0:
-            raise ValueError("hidden_size must be greater than zero")
-        if num_layers <= 0:
-            raise ValueError("num_layers must be greater than zero")
         if dropout > 0 and num_layers == 1:
             from .. import diagnostics
             diagnostics.warn("dropout option adds dropout after all but last recurrent layer, so non-zero "
                              f"dropout expects num_layers greater than 1, but got dropout={dropout} and "
                              f"num_layers={num_layers}")
+        for name, value, kind in (("bias", bias, bool), ("batch_first", batch_first, bool),
+                                  ("input_size", input_size, int)):
+            if not isinstance(value, kind):
+                raise TypeError(f"{name} should be of type {kind.__name__}, got: {type(value).__name__}")
+        if input_size <= 0:
+            raise ValueError("input_size must be greater than zero")
+        if not isinstance(hidden_size, int):
+            raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
+        if hidden_size <= 0:
+            raise ValueError("hidden_size must be greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
         if proj_size < 0:
             raise ValueError("proj_size should be a positive integer or zero to disable projections")
         if proj_size >= hidden_size:
