@@ -7,14 +7,11 @@ real torch's."""
 
 from __future__ import annotations
 
-import contextlib
-import io
-
 import pytest
 
 from autotrace import record, runner
 from autotrace.tensor import Tensor
-from helpers import require_torch
+from test_select_views import _torch_out
 
 # prints a node and the nodes below it: names and output numbers, not addresses
 PRELUDE = """import torch
@@ -331,14 +328,6 @@ u0, u1 = x.unbind(0)
 show("u1", u1)
 """,
 }
-
-
-def _torch_out(src):
-    torch = require_torch()
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(src, {"torch": torch})
-    return out.getvalue()
 
 
 def _check(src, name):
