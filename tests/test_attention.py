@@ -310,6 +310,27 @@ for args in ((x, x, x), (x, mem, mem), (x, mem, mem * 2)):
     compare(src)
 
 
+def test_float64_module_and_inputs():
+    src = CHAIN + '''
+import torch
+import torch.nn as nn
+torch.manual_seed(4)
+m = nn.MultiheadAttention(6, 3, kdim=4, vdim=2, dtype=torch.float64)
+q = torch.randn(3, 2, 6, dtype=torch.float64, requires_grad=True)
+k = torch.randn(5, 2, 4, dtype=torch.float64, requires_grad=True)
+v = torch.randn(5, 2, 2, dtype=torch.float64, requires_grad=True)
+for nw in (True, False):
+    o, w = m(q, k, v, key_padding_mask=torch.tensor([[False, True, False, False, True]] * 2), need_weights=nw)
+    print(o.dtype, chain(o.grad_fn, 6))
+    print('V', o.tolist())
+    o.pow(2).sum().backward()
+    for t in (q, k, v, m.q_proj_weight, m.k_proj_weight, m.v_proj_weight, m.in_proj_bias):
+        print('V', t.grad.tolist())
+        t.grad = None
+'''
+    compare(src, rtol=1e-12, atol=1e-12)
+
+
 def test_initial_parameters_follow_torchs_generator():
     src = '''import torch
 import torch.nn as nn
