@@ -192,6 +192,8 @@ class Node:
         "_saved_other_sym_sizes", "_saved_exponent_sym_sizes", "_saved_self_sizes", "_saved_sizes",
         "_saved_index", "_saved_values", "_saved_reduction", "_saved_approximate",
         "_saved_size", "_saved_stride", "_saved_storage_offset",
+        "_saved_query", "_saved_key", "_saved_value", "_saved_output", "_saved_logsumexp", "_saved_attn_mask",
+        "_saved_scale", "_saved_dropout_p", "_saved_is_causal",
     })
 
     @staticmethod

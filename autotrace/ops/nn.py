@@ -702,8 +702,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 def linear(input, weight, bias=None):
     """``input @ weight.t() + bias`` as torch 2.13 records it: 2-d input with bias is
     ``addmm(bias, input, weight.t())`` (AddmmBackward0 with a TBackward0 edge); other
-    ranks with bias fold to 2-d (ViewBackward0 → AddmmBackward0 → ViewBackward0); without
-    bias it is ``matmul(input, weight.t())``."""
+    ranks with bias fold to 2-d (ViewBackward0 → AddmmBackward0 → ViewBackward0) when the
+    input is contiguous, else ``matmul`` then ``add_(bias)`` (AddBackward0); without bias it
+    is ``matmul(input, weight.t())``."""
     from .linalg import addmm, matmul
     if not (isinstance(input, Tensor) and isinstance(weight, Tensor) and (bias is None or isinstance(bias, Tensor))):
         for i, (n, v) in enumerate((("input", input), ("weight", weight), ("bias", bias))):
@@ -716,6 +717,8 @@ def linear(input, weight, bias=None):
         return addmm(bias, input, wt)
     if input.ndim == 0:
         raise RuntimeError("both arguments to linear need to be at least 1D, but they are 0D and 2D")
+    if not input._data.flags.c_contiguous:
+        return matmul(input, wt).add_(bias)
     lead = input.shape[:-1]
     out = addmm(bias, input.view(-1, input.shape[-1]), wt)
     return out.view(*lead, weight.shape[0])

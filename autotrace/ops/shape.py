@@ -1,4 +1,4 @@
-"""Shape ops: view/reshape, expand, unsqueeze/squeeze, transpose/permute/t, flatten,
+"""Shape ops: view/reshape, expand, unsqueeze/squeeze, transpose/permute/t, (un)flatten,
 clone, dtype conversion, unbind/split/chunk, cat/stack.
 
 Their gradients only move numbers around: a view's gradient is reshaped back, an
@@ -14,6 +14,7 @@ from ..node import VersionCounter
 from ..resources import check_count
 from ..tensor import Tensor, wrap_dim
 from .errors import type_str
+from .view_strides import compute_stride
 from . import export, make, make_multi, op
 
 
@@ -88,12 +89,11 @@ def _nocopy_reshape(x: np.ndarray, shape):
     """``x`` viewed with ``shape`` when strides allow it (torch's computeStride), else None."""
     if x.flags.c_contiguous:
         return x.reshape(shape)
-    v = x.view()
-    try:
-        v.shape = shape
-    except AttributeError:
+    strides = compute_stride(x.shape, [s // x.itemsize for s in x.strides], tuple(shape))
+    if strides is None:
         return None
-    return v
+    return np.lib.stride_tricks.as_strided(x, shape, [s * x.itemsize for s in strides])
+
 
 
 @op("reshape_alias", "ReshapeAliasBackward0", ("self",), vjp={"self": "grad.reshape(self.sizes())"},
@@ -395,6 +395,26 @@ def flatten(input, start_dim=0, end_dim=-1):
     for d in x.shape[s:e + 1]:
         n *= d
     return reshape(input, x.shape[:s] + (n,) + x.shape[e + 1:])
+
+
+@export(torch=("unflatten",), tensor=("unflatten",))
+def unflatten(input, dim, sizes):
+    """Dim ``dim`` split into ``sizes`` (one may be -1), a view (ViewBackward0), as torch
+    2.13's ``unflatten``; RuntimeError for empty sizes or sizes that do not multiply up."""
+    shape = list(input._data.shape)
+    d = wrap_dim(dim, len(shape))
+    sizes = list(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    known = 1
+    for n in sizes:
+        known *= n if n != -1 else 1
+    if -1 in sizes and known and shape[d] % known == 0:
+        sizes[sizes.index(-1)] = shape[d] // known
+    elif known != shape[d] or -1 in sizes:
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
+                           f"({shape[d]}) in the input tensor")
+    return view(input, *(shape[:d] + sizes + shape[d + 1:]))
 
 
 @op("copy_for_grad", "CopyBackwards", ("self", "src"), vjp={"self": "zeros", "src": "grad"},

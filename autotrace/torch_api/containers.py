@@ -260,23 +260,8 @@ class Unflatten(Module):
         object.__setattr__(self, "unflattened_size", tuple(unflattened_size))
 
     def forward(self, input):
-        from ..tensor import wrap_dim
-        d = wrap_dim(self.dim, input.ndim)
-        shape = list(input.shape)
-        sizes = list(self.unflattened_size)
-        if -1 in sizes:
-            known = 1
-            for s in sizes:
-                if s != -1:
-                    known *= s
-            sizes[sizes.index(-1)] = shape[d] // known if known else 0
-        prod = 1
-        for s in sizes:
-            prod *= s
-        if prod != shape[d]:
-            raise RuntimeError(f"unflatten: Provided sizes {list(self.unflattened_size)} don't multiply up to the "
-                               f"size of dim {self.dim} ({shape[d]}) in the input tensor")
-        return input.view(*(shape[:d] + sizes + shape[d + 1:]))
+        from ..ops.shape import unflatten
+        return unflatten(input, self.dim, self.unflattened_size)
 
     def _extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
