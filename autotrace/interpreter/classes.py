@@ -300,6 +300,8 @@ class ScriptObject:
 
     def __hash__(self):
         m = self._cls.lookup("__hash__")
+        if m is None:
+            raise TypeError(f"unhashable type: '{self._cls.name}'")
         if m is _MISSING:
             if self._cls.defines("__eq__"):
                 raise TypeError(f"unhashable type: '{self._cls.name}'")
@@ -307,7 +309,8 @@ class ScriptObject:
         r = call_method(m, self, ())
         if type(r) is not int and type(r) is not bool:
             raise TypeError("__hash__ method should return an integer")
-        return hash(r)
+        # CPython keeps a result that fits in Py_hash_t and hashes a larger one
+        return int(r) if -2**63 <= r < 2**63 else hash(r)
 
     def __enter__(self):
         m = self._cls.lookup("__enter__")
@@ -362,13 +365,40 @@ def _seq_iter(o):
 
 def _cmp(name):
     def f(self, other):
-        m = self._cls.lookup(name)
-        if m is _MISSING:
-            sup = _library(self, name)
-            if sup is not None:
-                return sup(other)
-            return NotImplemented
-        return call_method(m, self, (other,))
+        return _raw_cmp(self, name, other)
+    f.__name__ = name
+    return f
+
+
+def _raw_cmp(self, name, other):
+    m = self._cls.lookup(name)
+    if m is _MISSING:
+        sup = _library(self, name)
+        if sup is not None:
+            return sup(other)
+        return NotImplemented
+    return call_method(m, self, (other,))
+
+
+_REFLECTED = {"__lt__": ("__gt__", "<"), "__gt__": ("__lt__", ">"), "__le__": ("__ge__", "<="),
+              "__ge__": ("__le__", ">=")}
+
+
+def _order(name):
+    """An ordering method: when neither of two script objects answers, Python's TypeError
+    with the script classes' names (Python would name the mixin class, e.g. in ``sorted``)."""
+    reflected, sym = _REFLECTED[name]
+
+    def f(self, other):
+        r = _raw_cmp(self, name, other)
+        if r is not NotImplemented:
+            return r
+        if not isinstance(other, ScriptObject):
+            return r        # Python tries other's reflected method, then names both types
+        r = _raw_cmp(other, reflected, self)
+        if r is NotImplemented:
+            raise TypeError(f"'{sym}' not supported between instances of '{_tname(self)}' and '{_tname(other)}'")
+        return r
     f.__name__ = name
     return f
 
@@ -398,6 +428,19 @@ def _inplace(name, plain):
 
 for _n in ("eq", "ne", "lt", "le", "gt", "ge") + _BINARY:
     setattr(ScriptObject, f"__{_n}__", _cmp(f"__{_n}__"))
+for _n in ("lt", "le", "gt", "ge"):
+    setattr(ScriptObject, f"__{_n}__", _order(f"__{_n}__"))
+
+
+def _ne(self, other):
+    """``!=``: the script's ``__ne__``, else the inverse of its ``__eq__`` (``object.__ne__``)."""
+    if self._cls.defines("__ne__") or not self._cls.defines("__eq__"):
+        return _raw_cmp(self, "__ne__", other)
+    r = _raw_cmp(self, "__eq__", other)
+    return r if r is NotImplemented else not r
+
+
+ScriptObject.__ne__ = _ne
 for _n in _BINARY:
     setattr(ScriptObject, f"__r{_n}__", _cmp(f"__r{_n}__"))
     setattr(ScriptObject, f"__i{_n}__", _inplace(f"__i{_n}__", f"__{_n}__"))

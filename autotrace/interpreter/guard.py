@@ -236,6 +236,7 @@ METHODS: dict[type, dict[str, object]] = {
     float: _unbound(float, ("is_integer", "conjugate", "as_integer_ratio", "hex")),
     complex: _unbound(complex, ("conjugate",)),
     range: {},   # count/index scan in C for non-int arguments: not offered
+    slice: {"indices": slice.indices},
     BaseException: {},
 }
 METHODS[bool] = METHODS[int]
@@ -252,6 +253,7 @@ PROPS: dict[type, dict[str, object]] = {
     float: {n: _getter(n) for n in ("real", "imag")},
     complex: {n: _getter(n) for n in ("real", "imag")},
     range: {n: _getter(n) for n in ("start", "stop", "step")},
+    slice: {n: _getter(n) for n in ("start", "stop", "step")},
     BaseException: {"args": _getter("args")},
 }
 PROPS[bool] = PROPS[int]
