@@ -510,7 +510,7 @@ EN: dict[str, "str | Plural"] = {
     "error.del_attribute": "deleting attributes is not supported in autotrace scripts",
     "error.relative_import": "relative imports are not supported in autotrace scripts",
     "error.star_import": "star imports ({code}) are not supported in autotrace scripts",
-    "error.import": "import of {module} is not allowed: scripts may import torch (and its submodules), math, random, typing, collections, copy, itertools, functools, time, warnings, matplotlib, matplotlib.pyplot, numpy and __future__",
+    "error.import": "import of {module} is not allowed: scripts may import torch (and its submodules), math, random, typing, collections, copy, itertools, functools, time, warnings, dataclasses, matplotlib, matplotlib.pyplot, numpy and __future__",
     "error.name": "name {name} is not available in autotrace scripts{hint}",
     "error.numpy_dtype": "numpy arrays of dtype {dtype} are not supported in autotrace scripts (only numbers and bools)",
     "error.numpy_files": "{name}() is not available in autotrace scripts: scripts cannot read or write files",

@@ -33,100 +33,25 @@ _MISSING = object()
 NOT_FOUND = _MISSING
 
 from .validate import _BINARY, READABLE_DUNDERS, SPECIAL_METHODS  # noqa: E402
-
-
-class StaticMethod:
-    """``@staticmethod``: the function, called without the instance."""
-
-    __slots__ = ("f",)
-
-    def __init__(self, f):
-        self.f = f
-
-    def __call__(self, *args, **kwargs):
-        return self.f(*args, **kwargs)
-
-    def __repr__(self):
-        return f"<staticmethod({self.f!r})>"
-
-
-class ClassMethod:
-    """``@classmethod``: the function, called with the class first."""
-
-    __slots__ = ("f",)
-
-    def __init__(self, f):
-        self.f = f
-
-    def __repr__(self):
-        return f"<classmethod({self.f!r})>"
-
-
-class Property:
-    """``@property`` (with ``.setter``): getter/setter script functions."""
-
-    __slots__ = ("fget", "fset")
-    _script_attrs = frozenset({"setter", "getter", "fget", "fset"})
-
-    def __init__(self, fget=None, fset=None, fdel=None, doc=None):
-        self.fget = fget
-        self.fset = fset
-
-    def setter(self, f):
-        return Property(self.fget, f)
-
-    def getter(self, f):
-        return Property(f, self.fset)
-
-    def __repr__(self):
-        return f"<property object at 0x{id(self):x}>"
-
-
-class BoundMethod:
-    """A script function bound to an instance (``m = obj.method``)."""
-
-    __slots__ = ("_f", "_self")
-
-    def __init__(self, f, obj):
-        self._f = f
-        self._self = obj
-
-    def __call__(self, *args, **kwargs):
-        return self._f(self._self, *args, **kwargs)
-
-    def __repr__(self):
-        return f"<bound method {_qualname(self._f)} of {_short(self._self)}>"
-
-    def __eq__(self, other):
-        return type(other) is BoundMethod and other._f is self._f and other._self is self._self
-
-    def __hash__(self):
-        return hash((id(self._f), id(self._self)))
-
-
-def _qualname(f) -> str:
-    code = getattr(f, "_code", None)
-    return code.name if code is not None else getattr(f, "__name__", "?")
-
-
-def _short(o) -> str:
-    if isinstance(o, ScriptObject):
-        return f"<__main__.{o._cls.name} object at 0x{id(o):x}>"
-    if type(o) is ScriptClass:
-        return repr(o)
-    return object.__repr__(o)
+from .methods import BoundMethod, ClassMethod, Property, StaticMethod  # noqa: E402,F401
 
 
 class ScriptClass:
     """A class defined by the script. ``mro`` lists the script classes from this one to
     the root; ``lib_base`` is the library class at the root (None for plain classes)."""
 
-    __slots__ = ("name", "base", "ns", "mro", "lib_base", "op", "__weakref__")
+    __slots__ = ("name", "base", "ns", "mro", "lib_base", "op", "qualname", "annotations", "dataclass",
+                 "__weakref__")
 
-    def __init__(self, name: str, base, ns: dict):
+    def __init__(self, name: str, base, ns: dict, qualname: str | None = None, annotations: tuple = ()):
         self.name = name
         self.ns = ns
         self.op = None
+        self.qualname = qualname or name
+        #: the class body's annotated names in order, as ``(name, annotation source)``
+        self.annotations = annotations
+        #: the dataclass description (:class:`autotrace.stdlib.dataclasses_.Params`) or None
+        self.dataclass = None
         if type(base) is ScriptClass:
             self.base = base
             self.mro = (self,) + base.mro
@@ -661,6 +586,9 @@ def script_getattr(o, name: str):
 
 def script_setattr(o, name: str, value) -> None:
     cls = o._cls
+    frozen = cls.lookup("__setattr__")
+    if frozen is not _MISSING and getattr(type(frozen), "_script_frozen", False):
+        frozen(o, name)     # a frozen dataclass's: raises FrozenInstanceError
     v = cls.lookup(name)
     if type(v) is Property:
         if v.fset is None:

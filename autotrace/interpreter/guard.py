@@ -459,6 +459,8 @@ def dunder_attr(o, name: str):
         return type_of(o)
     if name == "__version__" and RT.module_names.get(id(o)) == "torch":
         return "2.13.0+cpu"     # what torch 2.13's CPU wheel prints
+    if name == "__qualname__" and type(o) is ScriptClass:
+        return o.qualname
     if name == "__name__" or name == "__qualname__":
         n = name_of(o)
         if n is not None:

@@ -50,7 +50,7 @@ SPECIAL_METHODS = frozenset(
      "__setitem__", "__delitem__", "__contains__", "__iter__", "__next__", "__bool__",
      "__hash__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__neg__",
      "__pos__", "__abs__", "__invert__", "__int__", "__float__", "__round__", "__enter__",
-     "__exit__"}
+     "__exit__", "__post_init__"}
     | {f"__{n}__" for n in _BINARY} | {f"__r{n}__" for n in _BINARY}
     | {f"__i{n}__" for n in _BINARY})
 
@@ -61,7 +61,7 @@ READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__class__", "__versio
 #: Python standard-library modules scripts may import (autotrace's own versions, see
 #: :mod:`autotrace.stdlib`)
 STDLIB_MODULES = ("math", "random", "typing", "collections", "copy", "itertools", "functools", "time", "warnings",
-                  "__future__", "matplotlib", "matplotlib.pyplot")
+                  "dataclasses", "__future__", "matplotlib", "matplotlib.pyplot")
 
 ALLOWED_IMPORT_MESSAGE = ("scripts may import torch (and its submodules), "
                           + ", ".join(m for m in STDLIB_MODULES if m != "__future__") + ", numpy and __future__")
