@@ -324,6 +324,27 @@ REFUSED = [
     "x = 2 ** 100000",
     "def f(n):\n    return f(n + 1)\nf(0)",
     "while True:\n    print('x' * 1000)",
+    "class A(metaclass=type):\n    pass",
+    "class A(int, float):\n    pass",
+    "b = ()\nclass A(*b):\n    pass",
+    "class A:\n    def __del__(self):\n        pass",
+    "f = lambda: (yield)",
+    "class A(dict):\n    pass",
+    "x = type('A', (), {})",
+    "x = super(1)",
+    "import torch\ntorch.frobnicate(1)",
+    "import math\nx = math._x",
+    "x = (1).real\nx = (1).__sizeof__",
+    "class A:\n    pass\nsetattr(A(), '__x__', 1)",
+    "print(1, file=2)",
+    "x = list[int]",
+    "import torch\nt = torch.zeros(100000, 100000)",
+    "x = []\nfor i in range(200):\n    x = [x]\nprint(x)",
+    "from dataclasses import dataclass\n@dataclass(slots=True)\nclass A:\n    pass",
+    "from dataclasses import dataclass\nimport torch.nn as nn\n@dataclass\nclass M(nn.Module):\n    pass",
+    "from dataclasses import dataclass\ndataclass(3)",
+    "getattr(len, '__self__')",
+    " ",
 ]
 
 
@@ -341,6 +362,48 @@ def test_autotrace_own_errors_are_recorded_in_english_and_shown_in_chinese(src, 
     assert re.search(r"[\u4e00-\u9fff]", chinese)
     for quoted in re.findall(r"'[^']*'|--[\w-]+(?:=N)?|\b\d+\b", message):
         assert quoted in chinese                                   # names, options and numbers kept
+
+
+@pytest.mark.parametrize("source", [b"x = 1\n\xff\n", b"x\x00", "x = '\ud800'", "x = 1\n" * 2_000_000])
+def test_unreadable_scripts_are_refused_in_chinese(source, zh):
+    from autotrace.interpreter.source import decode_source
+    _, problem = decode_source(source)
+    chinese = messages.localize(problem[1])
+    assert chinese is not None and re.search(r"[\u4e00-\u9fff]", chinese), problem
+
+
+def _phases():
+    """Every phase a command names for its limit messages (``common.phase("...")``)."""
+    found = {"reading the script", "running the script"}
+    for f in (ROOT / "cli").glob("*.py"):
+        for m in re.finditer(r'phase\(f?"([^"]+)"\)', f.read_text()):
+            found.add(re.sub(r"\{[^}]*\}", "SVG", m.group(1)))
+    return sorted(found)
+
+
+@pytest.mark.parametrize("phase", _phases())
+def test_limits_reached_after_the_run_name_their_phase_in_chinese(phase, zh):
+    from autotrace.interpreter.limits import COMMAND, command_memory, command_timeout
+    saved = COMMAND.phase, COMMAND.timeout, COMMAND.memory
+    try:
+        COMMAND.phase, COMMAND.timeout, COMMAND.memory = phase, 2.5, 512
+        for e in (command_timeout(), command_memory()):
+            chinese = messages.localize(e.message)
+            assert chinese is not None, e.message
+            assert not re.search(r"[a-z]{3,}", re.sub(r"--[\w-]+( [\w-]+=\w+)?|MiB|SVG|JSON", "", chinese)), chinese
+            assert ("2.5" if e.limit == "timeout" else "512 MiB") in chinese
+    finally:
+        COMMAND.phase, COMMAND.timeout, COMMAND.memory = saved
+
+
+def test_a_command_time_limit_in_chinese_and_english():
+    src = "import torch\nx = torch.ones(2, requires_grad=True)\ny = x\nfor i in range(20000):\n    y = y * 1.0\n"
+    zh = run_cli("explain", "-e", src, "--timeout", "0.3", "--lang", "zh")
+    en = run_cli("explain", "-e", src, "--timeout", "0.3")
+    assert zh.returncode == en.returncode == 1
+    assert re.search(r"<expr>(:\d+:\d+)?: error: LimitError: .*达到了 0\.3 秒的时间限制（用 --timeout 放宽限制）", zh.stderr)
+    assert "reached" not in zh.stderr
+    assert re.search(r"LimitError: time limit of 0\.3 s reached.*\(use --timeout to raise it\)", en.stderr)
 
 
 def test_pytorch_and_python_messages_are_never_localized(zh):
