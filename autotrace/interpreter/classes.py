@@ -528,6 +528,28 @@ def _object_init(*args, **kwargs):
     return None
 
 
+class ObjectSetattr:
+    """``object.__setattr__(obj, name, value)``: a frozen dataclass's ``__post_init__`` sets
+    its own fields with it; otherwise the same rules as ``obj.name = value``."""
+
+    __slots__ = ()
+
+    def __call__(self, obj, name, value, /):
+        if type(name) is not str:
+            raise TypeError(f"attribute name must be string, not '{_tname(name)}'")
+        if type(obj) is ScriptInstance and not (name[:2] == "__" and name[-2:] == "__"):
+            script_setattr(obj, name, value, frozen_check=False)
+            return
+        from .guard import set_attr
+        set_attr(obj, name, value)
+
+    def __repr__(self):
+        return "<slot wrapper '__setattr__' of 'object' objects>"
+
+
+OBJECT_SETATTR = ObjectSetattr()
+
+
 def library_attr(obj, lib, name):
     """``super().name`` reaching the library base: its allow-listed methods bound to obj."""
     from .guard import policy
@@ -584,9 +606,9 @@ def script_getattr(o, name: str):
     return _MISSING
 
 
-def script_setattr(o, name: str, value) -> None:
+def script_setattr(o, name: str, value, frozen_check: bool = True) -> None:
     cls = o._cls
-    frozen = cls.lookup("__setattr__")
+    frozen = cls.lookup("__setattr__") if frozen_check else _MISSING
     if frozen is not _MISSING and getattr(type(frozen), "_script_frozen", False):
         frozen(o, name)     # a frozen dataclass's: raises FrozenInstanceError
     v = cls.lookup(name)

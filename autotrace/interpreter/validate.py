@@ -56,7 +56,7 @@ SPECIAL_METHODS = frozenset(
 
 #: dunder attributes a script may read: names (strings), a value's class (a safe type
 #: object), and special methods a script class defines itself (or reaches through super())
-READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__class__", "__version__"}) | SPECIAL_METHODS
+READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__class__", "__version__", "__setattr__"}) | SPECIAL_METHODS
 
 #: Python standard-library modules scripts may import (autotrace's own versions, see
 #: :mod:`autotrace.stdlib`)

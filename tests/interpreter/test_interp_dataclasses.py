@@ -243,6 +243,35 @@ CASES = {
             print('caught', e)
         print(p.moved(2), hash(p) == hash((1, 0)), {p: 1}[P(1, 0)], P(1) in {P(1)})
     """,
+    "frozen_post_init": """
+        from dataclasses import dataclass, field
+        @dataclass(frozen=True)
+        class Shape:
+            h: int
+            w: int = 2
+            area: int = field(init=False, default=0)
+            def __post_init__(self):
+                object.__setattr__(self, 'area', self.h * self.w)
+                object.__setattr__(self, 'note', 'derived')
+        s = Shape(3)
+        print(s, s.area, s.note, s == Shape(3), hash(s) == hash(Shape(3)))
+        class Plain:
+            @property
+            def v(self):
+                return 1
+            @v.setter
+            def v(self, x):
+                print('set', x)
+        p = Plain()
+        object.__setattr__(p, 'v', 5)
+        object.__setattr__(p, 'w', 6)
+        print(p.w)
+        for args in ((1, 'x', 2), (p, 3, 2)):
+            try:
+                object.__setattr__(*args)
+            except (TypeError, AttributeError) as e:
+                print(type(e).__name__, e)
+    """,
     "recursive_repr": """
         from dataclasses import dataclass, field
         @dataclass
@@ -429,6 +458,10 @@ HOSTILE = [
      "AttributeError", "'__setattr__' is not available"),
     ("from dataclasses import dataclass\n@dataclass(frozen=True)\nclass C:\n    a: int = 1\n"
      "setattr(C, '__setattr__', None)\n", "AttributeError", "assigning attribute '__setattr__'"),
+    ("class A:\n    pass\nobject.__setattr__(A(), '__class__', int)\n", "AttributeError",
+     "assigning attribute '__class__' is not supported"),
+    ("x = (1).__setattr__\n", "AttributeError", "attribute '__setattr__' of 'int' objects is not available"),
+    ("f = object.__setattr__\nx = f.__self__\n", "AttributeError", "'__self__' is not available"),
     ("from dataclasses import dataclass, field\n@dataclass\nclass C:\n    a: dict = field(metadata=3)\n",
      "TypeError", "mappingproxy() argument must be a mapping, not int"),
 ]
