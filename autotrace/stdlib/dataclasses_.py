@@ -83,13 +83,28 @@ class InitVar:
     def __init__(self, type_):
         self.type = type_
 
-    def __class_getitem__(cls, type_):
-        return InitVar(type_)
-
     def __repr__(self):
         t = self.type
         name = t.__name__ if isinstance(t, type) else safe_repr(t)
         return f"dataclasses.InitVar[{name}]"
+
+
+class _InitVarForm:
+    """What scripts get as ``dataclasses.InitVar``: ``InitVar[int]`` makes an :class:`InitVar`
+    (a class is not subscriptable in scripts; this object stands for it)."""
+
+    __slots__ = ()
+    _script_attrs = frozenset()
+    _script_type_name = "type"
+
+    def __getitem__(self, type_):
+        return InitVar(type_)
+
+    def __call__(self, type_):
+        return InitVar(type_)
+
+    def __repr__(self):
+        return "<class 'dataclasses.InitVar'>"
 
 
 class FrozenInstanceError(ScriptAttributeError):
@@ -364,16 +379,17 @@ def _process_class(cls, init, repr_, eq, order, unsafe_hash, frozen, kw_only):
     return cls
 
 
-_HASH_ACTIONS = {}
-for _u in (False, True):
-    for _e in (False, True):
-        for _f in (False, True):
-            for _x in (False, True):
-                if not _u:
-                    a = "none" if (_e and not _f and not _x) else "add" if (_e and _f and not _x) else ""
-                else:
-                    a = "raise" if _x else "add"
-                _HASH_ACTIONS[(_u, _e, _f, _x)] = a
+def _hash_action(unsafe_hash, eq, frozen, explicit):
+    """CPython 3.11's ``_hash_action`` table: "none" sets ``__hash__ = None``, "add" adds one."""
+    if unsafe_hash:
+        return "raise" if explicit else "add"
+    if eq and not explicit:
+        return "add" if frozen else "none"
+    return ""
+
+
+_HASH_ACTIONS = {(u, e, f, x): _hash_action(u, e, f, x) for u in (False, True) for e in (False, True)
+                 for f in (False, True) for x in (False, True)}
 
 
 class _Generated:
@@ -604,4 +620,4 @@ def make_module() -> ScriptNamespace:
     return ScriptNamespace("dataclasses", {
         "dataclass": dataclass, "field": field, "fields": fields, "asdict": asdict, "astuple": astuple,
         "replace": replace, "is_dataclass": is_dataclass, "MISSING": MISSING, "KW_ONLY": KW_ONLY,
-        "InitVar": InitVar, "FrozenInstanceError": FrozenInstanceError, "Field": Field})
+        "InitVar": _InitVarForm(), "FrozenInstanceError": FrozenInstanceError, "Field": Field})

@@ -402,6 +402,16 @@ CASES = {
             return Local
         print(make()(3))
         print(dataclasses.MISSING is dataclasses.MISSING, is_dataclass(3))
+        iv = dataclasses.InitVar[int]
+        print(iv, type(iv).__name__, dataclasses.InitVar)
+        import copy
+        @dataclass(frozen=True)
+        class Fz:
+            a: int
+            b: list = dataclasses.field(default_factory=list)
+        f = Fz(1, [Fz(2)])
+        g = copy.deepcopy(f)
+        print(g, g == f, g.b[0] is f.b[0], copy.copy(f) == f, dataclass(dataclass(Fz))(3))
     """,
 }
 
