@@ -85,7 +85,9 @@ def command(
             from autotrace.interpreter.limits import command_memory, stop_command
             stop_command()
             reason = e.message if isinstance(e, LimitExceeded) else command_memory().message
-            sys.stderr.write(common.visible(f"{script or '<expr>'}: error: LimitError: {reason}") + "\n")
+            from autotrace import messages
+            shown = messages.localize(reason) or reason      # the JSON keeps the English
+            sys.stderr.write(common.visible(f"{script or '<expr>'}: error: LimitError: {shown}") + "\n")
             result = {"script": script or "<expr>", "golden": golden_path, "status": "error", "differences": [],
                       "error": None, "reason": reason}
             code = common.EXIT_SCRIPT

@@ -162,6 +162,8 @@ def _report_limit(e) -> int:
     except (OSError, ValueError):
         _quiet_stdout()
     where = COMMAND.script or "autotrace"
+    from autotrace import messages
+    message = messages.localize(message) or message
     sys.stderr.write(common.visible(f"{where}: error: LimitError: {message}") + "\n")
     return common.EXIT_SCRIPT
 

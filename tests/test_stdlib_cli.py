@@ -39,7 +39,7 @@ def test_other_imports_are_refused_with_what_is_importable(tmp_path):
     assert r.returncode == 1
     assert r.stderr.startswith(f"{p}:2:1: error: ImportError: import of 'os' is not allowed: scripts may import "
                                "torch (and its submodules), math, random, typing, collections, copy, itertools, "
-                               "functools, time, warnings, matplotlib, matplotlib.pyplot, numpy and __future__\n")
+                               "functools, time, warnings, dataclasses, matplotlib, matplotlib.pyplot, numpy and __future__\n")
     assert "Traceback" not in r.stderr
 
 

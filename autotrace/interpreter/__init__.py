@@ -55,7 +55,7 @@ Contract with the engine and the torch namespace
 Modules: :mod:`.validate` (static allow-list check), :mod:`.scope` (name resolution),
 :mod:`.compile` (AST -> closures), :mod:`.guard` (attribute allow-lists),
 :mod:`.builtins` (what scripts see), :mod:`.classes` (script classes and their
-special methods), :mod:`.typeobj` (``type()``, ``isinstance``), :mod:`.ops` (size-checked operators),
+special methods), :mod:`.methods` (static/class methods, properties, bound methods), :mod:`.typeobj` (``type()``, ``isinstance``), :mod:`.ops` (size-checked operators),
 :mod:`.values` (script functions and wrappers), :mod:`.limits`, :mod:`.errors`,
 :mod:`.source`, :mod:`.program` (the entry points re-exported here).
 """

@@ -14,12 +14,12 @@ from __future__ import annotations
 import builtins as _py
 import math as _math
 
-from .classes import NOT_FOUND, ClassMethod, Property, StaticMethod, make_super
+from .classes import NOT_FOUND, ClassMethod, Property, ScriptObject, StaticMethod, make_super
 from .guard import get_attr, has_attr, set_attr
 from .typeobj import isinstance_ as _isinstance, issubclass_ as _issubclass, type_of
-from .limits import RT, int_limit
-from .ops import (CONTAINERS, SAFE_CTORS, add, as_index, deep_check, hash_check, mul, pow_, safe_callable,
-                  safe_format, safe_repr, safe_str, take)
+from .limits import RT, int_limit, seq_limit
+from .ops import (CONTAINERS, SAFE_CTORS, add, as_index, deep_check, hash_check, mul, pow_, safe_ascii,
+                  safe_callable, safe_format, safe_repr, safe_str, take)
 from .values import CaughtException
 
 _NO = object()
@@ -52,7 +52,14 @@ def print_(*args, sep=" ", end="\n", file=None, flush=False):
             RT.write(text)              # writes what fits, raises the output limit
         RT.write(text + end)
         return
-    parts = [safe_str(a) for a in args]
+    parts = []
+    try:
+        for a in args:
+            parts.append(safe_str(a))
+    except Exception:
+        if parts:       # CPython has written the arguments before the failing one, each with its sep
+            RT.write(sep.join(parts) + sep)
+        raise
     room = RT.max_out - RT.out_len
     total = sum(map(len, parts)) + len(sep) * max(0, len(parts) - 1) + len(end)
     if total > room:
@@ -231,6 +238,54 @@ def format_(value, format_spec="", /):
     return safe_format(value, format_spec)
 
 
+def _not_int(x) -> TypeError:
+    from .values import display_name
+    return TypeError(f"'{display_name(x)}' object cannot be interpreted as an integer")
+
+
+def _index(x):
+    """``x.__index__()`` as CPython's int-taking builtins read it, the script class's name
+    in the TypeError (Python would name autotrace's mixin class)."""
+    if isinstance(x, ScriptObject):
+        raise _not_int(x)
+    return x
+
+
+@_named("chr")
+def chr_(i, /):
+    """``chr``: CPython's ValueError outside ``range(0x110000)``, OverflowError past a C int."""
+    return _py.chr(_index(i))
+
+
+@_named("ord")
+def ord_(c, /):
+    if isinstance(c, ScriptObject):
+        raise TypeError(f"ord() expected string of length 1, but {c._cls.name} found")
+    return _py.ord(c)
+
+
+def _int_text(name, f):
+    @_named(name)
+    def g(x, /):
+        x = _index(x)
+        n = as_index(x)
+        if type(n) in (int, bool) and n.bit_length() > RT.max_seq:
+            raise seq_limit(n.bit_length() + 3)
+        return f(x)
+    g.__doc__ = f"``{name}``: the digits of an integer (an integer's size is bounded by the int-bits limit)."
+    return g
+
+
+@_named("ascii")
+def ascii_(obj, /):
+    return safe_ascii(obj)
+
+
+bin_ = _int_text("bin", _py.bin)
+hex_ = _int_text("hex", _py.hex)
+oct_ = _int_text("oct", _py.oct)
+
+
 EXCEPTIONS = {
     c.__name__: c for c in (
         Exception, RuntimeError, ValueError, TypeError, IndexError, KeyError,
@@ -253,7 +308,8 @@ BUILTINS: dict[str, object] = {
     "callable": _py.callable, "type": type, "issubclass": issubclass_, "getattr": getattr_,
     "setattr": setattr_, "super": super_, "object": object, "staticmethod": StaticMethod,
     "classmethod": ClassMethod, "property": Property, "NotImplemented": NotImplemented,
-    "hash": hash_, "__name__": "__main__",
+    "hash": hash_, "__name__": "__main__", "chr": chr_, "ord": ord_, "bin": bin_, "hex": hex_, "oct": oct_,
+    "ascii": ascii_, "frozenset": _py.frozenset, "slice": _py.slice,
     **EXCEPTIONS,
 }
 

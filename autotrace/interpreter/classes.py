@@ -33,100 +33,25 @@ _MISSING = object()
 NOT_FOUND = _MISSING
 
 from .validate import _BINARY, READABLE_DUNDERS, SPECIAL_METHODS  # noqa: E402
-
-
-class StaticMethod:
-    """``@staticmethod``: the function, called without the instance."""
-
-    __slots__ = ("f",)
-
-    def __init__(self, f):
-        self.f = f
-
-    def __call__(self, *args, **kwargs):
-        return self.f(*args, **kwargs)
-
-    def __repr__(self):
-        return f"<staticmethod({self.f!r})>"
-
-
-class ClassMethod:
-    """``@classmethod``: the function, called with the class first."""
-
-    __slots__ = ("f",)
-
-    def __init__(self, f):
-        self.f = f
-
-    def __repr__(self):
-        return f"<classmethod({self.f!r})>"
-
-
-class Property:
-    """``@property`` (with ``.setter``): getter/setter script functions."""
-
-    __slots__ = ("fget", "fset")
-    _script_attrs = frozenset({"setter", "getter", "fget", "fset"})
-
-    def __init__(self, fget=None, fset=None, fdel=None, doc=None):
-        self.fget = fget
-        self.fset = fset
-
-    def setter(self, f):
-        return Property(self.fget, f)
-
-    def getter(self, f):
-        return Property(f, self.fset)
-
-    def __repr__(self):
-        return f"<property object at 0x{id(self):x}>"
-
-
-class BoundMethod:
-    """A script function bound to an instance (``m = obj.method``)."""
-
-    __slots__ = ("_f", "_self")
-
-    def __init__(self, f, obj):
-        self._f = f
-        self._self = obj
-
-    def __call__(self, *args, **kwargs):
-        return self._f(self._self, *args, **kwargs)
-
-    def __repr__(self):
-        return f"<bound method {_qualname(self._f)} of {_short(self._self)}>"
-
-    def __eq__(self, other):
-        return type(other) is BoundMethod and other._f is self._f and other._self is self._self
-
-    def __hash__(self):
-        return hash((id(self._f), id(self._self)))
-
-
-def _qualname(f) -> str:
-    code = getattr(f, "_code", None)
-    return code.name if code is not None else getattr(f, "__name__", "?")
-
-
-def _short(o) -> str:
-    if isinstance(o, ScriptObject):
-        return f"<__main__.{o._cls.name} object at 0x{id(o):x}>"
-    if type(o) is ScriptClass:
-        return repr(o)
-    return object.__repr__(o)
+from .methods import BoundMethod, ClassMethod, Property, StaticMethod  # noqa: E402,F401
 
 
 class ScriptClass:
     """A class defined by the script. ``mro`` lists the script classes from this one to
     the root; ``lib_base`` is the library class at the root (None for plain classes)."""
 
-    __slots__ = ("name", "base", "ns", "mro", "lib_base", "op", "__weakref__")
+    __slots__ = ("name", "base", "ns", "mro", "lib_base", "op", "qualname", "annotations", "dataclass",
+                 "__weakref__")
 
-    def __init__(self, name: str, base, ns: dict):
+    def __init__(self, name: str, base, ns: dict, qualname: str | None = None, annotations: tuple = ()):
         self.name = name
         self.ns = ns
         self.op = None
+        self.qualname = qualname or name
+        #: the class body's annotated names in order, as ``(name, annotation source)``
+        self.annotations = annotations
+        #: the dataclass description (:class:`autotrace.stdlib.dataclasses_.Params`) or None
+        self.dataclass = None
         if type(base) is ScriptClass:
             self.base = base
             self.mro = (self,) + base.mro
@@ -300,6 +225,8 @@ class ScriptObject:
 
     def __hash__(self):
         m = self._cls.lookup("__hash__")
+        if m is None:
+            raise TypeError(f"unhashable type: '{self._cls.name}'")
         if m is _MISSING:
             if self._cls.defines("__eq__"):
                 raise TypeError(f"unhashable type: '{self._cls.name}'")
@@ -307,7 +234,8 @@ class ScriptObject:
         r = call_method(m, self, ())
         if type(r) is not int and type(r) is not bool:
             raise TypeError("__hash__ method should return an integer")
-        return hash(r)
+        # CPython keeps a result that fits in Py_hash_t and hashes a larger one
+        return int(r) if -2**63 <= r < 2**63 else hash(r)
 
     def __enter__(self):
         m = self._cls.lookup("__enter__")
@@ -362,13 +290,40 @@ def _seq_iter(o):
 
 def _cmp(name):
     def f(self, other):
-        m = self._cls.lookup(name)
-        if m is _MISSING:
-            sup = _library(self, name)
-            if sup is not None:
-                return sup(other)
-            return NotImplemented
-        return call_method(m, self, (other,))
+        return _raw_cmp(self, name, other)
+    f.__name__ = name
+    return f
+
+
+def _raw_cmp(self, name, other):
+    m = self._cls.lookup(name)
+    if m is _MISSING:
+        sup = _library(self, name)
+        if sup is not None:
+            return sup(other)
+        return NotImplemented
+    return call_method(m, self, (other,))
+
+
+_REFLECTED = {"__lt__": ("__gt__", "<"), "__gt__": ("__lt__", ">"), "__le__": ("__ge__", "<="),
+              "__ge__": ("__le__", ">=")}
+
+
+def _order(name):
+    """An ordering method: when neither of two script objects answers, Python's TypeError
+    with the script classes' names (Python would name the mixin class, e.g. in ``sorted``)."""
+    reflected, sym = _REFLECTED[name]
+
+    def f(self, other):
+        r = _raw_cmp(self, name, other)
+        if r is not NotImplemented:
+            return r
+        if not isinstance(other, ScriptObject):
+            return r        # Python tries other's reflected method, then names both types
+        r = _raw_cmp(other, reflected, self)
+        if r is NotImplemented:
+            raise TypeError(f"'{sym}' not supported between instances of '{_tname(self)}' and '{_tname(other)}'")
+        return r
     f.__name__ = name
     return f
 
@@ -398,6 +353,19 @@ def _inplace(name, plain):
 
 for _n in ("eq", "ne", "lt", "le", "gt", "ge") + _BINARY:
     setattr(ScriptObject, f"__{_n}__", _cmp(f"__{_n}__"))
+for _n in ("lt", "le", "gt", "ge"):
+    setattr(ScriptObject, f"__{_n}__", _order(f"__{_n}__"))
+
+
+def _ne(self, other):
+    """``!=``: the script's ``__ne__``, else the inverse of its ``__eq__`` (``object.__ne__``)."""
+    if self._cls.defines("__ne__") or not self._cls.defines("__eq__"):
+        return _raw_cmp(self, "__ne__", other)
+    r = _raw_cmp(self, "__eq__", other)
+    return r if r is NotImplemented else not r
+
+
+ScriptObject.__ne__ = _ne
 for _n in _BINARY:
     setattr(ScriptObject, f"__r{_n}__", _cmp(f"__r{_n}__"))
     setattr(ScriptObject, f"__i{_n}__", _inplace(f"__i{_n}__", f"__{_n}__"))
@@ -560,6 +528,28 @@ def _object_init(*args, **kwargs):
     return None
 
 
+class ObjectSetattr:
+    """``object.__setattr__(obj, name, value)``: a frozen dataclass's ``__post_init__`` sets
+    its own fields with it; otherwise the same rules as ``obj.name = value``."""
+
+    __slots__ = ()
+
+    def __call__(self, obj, name, value, /):
+        if type(name) is not str:
+            raise TypeError(f"attribute name must be string, not '{_tname(name)}'")
+        if type(obj) is ScriptInstance and not (name[:2] == "__" and name[-2:] == "__"):
+            script_setattr(obj, name, value, frozen_check=False)
+            return
+        from .guard import set_attr
+        set_attr(obj, name, value)
+
+    def __repr__(self):
+        return "<slot wrapper '__setattr__' of 'object' objects>"
+
+
+OBJECT_SETATTR = ObjectSetattr()
+
+
 def library_attr(obj, lib, name):
     """``super().name`` reaching the library base: its allow-listed methods bound to obj."""
     from .guard import policy
@@ -616,8 +606,11 @@ def script_getattr(o, name: str):
     return _MISSING
 
 
-def script_setattr(o, name: str, value) -> None:
+def script_setattr(o, name: str, value, frozen_check: bool = True) -> None:
     cls = o._cls
+    frozen = cls.lookup("__setattr__") if frozen_check else _MISSING
+    if frozen is not _MISSING and getattr(type(frozen), "_script_frozen", False):
+        frozen(o, name)     # a frozen dataclass's: raises FrozenInstanceError
     v = cls.lookup(name)
     if type(v) is Property:
         if v.fset is None:

@@ -306,6 +306,9 @@ class StatementsMixin:
         name = node.name
         # the body's annotated names in order: the fields if the base is typing.NamedTuple
         annotated = tuple(s.target.id for s in node.body if type(s) is ast.AnnAssign and type(s.target) is ast.Name)
+        annotations = tuple((s.target.id, ast.unparse(s.annotation)) for s in node.body
+                            if type(s) is ast.AnnAssign and type(s.target) is ast.Name)
+        qualname = self.qualname(name)
         from ..stdlib.collections_ import NAMED_TUPLE, named_tuple_class
 
         def ex(fr):
@@ -327,7 +330,7 @@ class StatementsMixin:
             if st.steps > st.check_at:
                 st.tick()
             body(cfr)
-            cls = ScriptClass(name, base, ns)
+            cls = ScriptClass(name, base, ns, qualname, annotations)
             cfr[1] = cls
             store(fr, _decorate(cls, ds, decos) if ds else cls)
         return ex

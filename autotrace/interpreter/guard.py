@@ -236,6 +236,7 @@ METHODS: dict[type, dict[str, object]] = {
     float: _unbound(float, ("is_integer", "conjugate", "as_integer_ratio", "hex")),
     complex: _unbound(complex, ("conjugate",)),
     range: {},   # count/index scan in C for non-int arguments: not offered
+    slice: {"indices": slice.indices},
     BaseException: {},
 }
 METHODS[bool] = METHODS[int]
@@ -252,6 +253,7 @@ PROPS: dict[type, dict[str, object]] = {
     float: {n: _getter(n) for n in ("real", "imag")},
     complex: {n: _getter(n) for n in ("real", "imag")},
     range: {n: _getter(n) for n in ("start", "stop", "step")},
+    slice: {n: _getter(n) for n in ("start", "stop", "step")},
     BaseException: {"args": _getter("args")},
 }
 PROPS[bool] = PROPS[int]
@@ -444,6 +446,8 @@ def dunder_attr(o, name: str):
       class the script can already name (``torch.Tensor``, ``int``), or an opaque
       :class:`~autotrace.interpreter.typeobj.TypeName` with only a name;
     * ``__name__``/``__qualname__``: a string (function, class, type names);
+    * ``object.__setattr__``: sets an attribute of a script instance past a frozen
+      dataclass's check, else as ``obj.name = value`` does;
     * a special method (``__add__``, ``__init__``, ...) of a script instance or class,
       or reached through ``super()``: only what the script defined itself, bound as a
       script method, or a library base's initialiser/special methods (the same callables
@@ -457,6 +461,11 @@ def dunder_attr(o, name: str):
         return type_of(o)
     if name == "__version__" and RT.module_names.get(id(o)) == "torch":
         return "2.13.0+cpu"     # what torch 2.13's CPU wheel prints
+    if name == "__setattr__" and o is object:
+        from .classes import OBJECT_SETATTR
+        return OBJECT_SETATTR
+    if name == "__qualname__" and type(o) is ScriptClass:
+        return o.qualname
     if name == "__name__" or name == "__qualname__":
         n = name_of(o)
         if n is not None:

@@ -27,7 +27,8 @@ BUILTIN_NAMES = frozenset({
     "str", "list", "tuple", "dict", "set", "zip", "enumerate", "isinstance", "sorted",
     "reversed", "any", "all", "map", "filter", "pow", "divmod", "repr", "format", "iter",
     "next", "hasattr", "callable", "type", "issubclass", "getattr", "setattr", "super", "object",
-    "staticmethod", "classmethod", "property", "NotImplemented", "hash",
+    "staticmethod", "classmethod", "property", "NotImplemented", "hash", "chr", "ord", "bin", "hex", "oct",
+    "ascii", "frozenset", "slice",
     "Exception", "RuntimeError", "ValueError", "TypeError", "IndexError", "KeyError",
     "ZeroDivisionError", "AssertionError", "ArithmeticError", "LookupError",
     "NotImplementedError", "StopIteration", "AttributeError", "NameError", "OverflowError",
@@ -49,18 +50,18 @@ SPECIAL_METHODS = frozenset(
      "__setitem__", "__delitem__", "__contains__", "__iter__", "__next__", "__bool__",
      "__hash__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__neg__",
      "__pos__", "__abs__", "__invert__", "__int__", "__float__", "__round__", "__enter__",
-     "__exit__"}
+     "__exit__", "__post_init__"}
     | {f"__{n}__" for n in _BINARY} | {f"__r{n}__" for n in _BINARY}
     | {f"__i{n}__" for n in _BINARY})
 
 #: dunder attributes a script may read: names (strings), a value's class (a safe type
 #: object), and special methods a script class defines itself (or reaches through super())
-READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__class__", "__version__"}) | SPECIAL_METHODS
+READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__class__", "__version__", "__setattr__"}) | SPECIAL_METHODS
 
 #: Python standard-library modules scripts may import (autotrace's own versions, see
 #: :mod:`autotrace.stdlib`)
 STDLIB_MODULES = ("math", "random", "typing", "collections", "copy", "itertools", "functools", "time", "warnings",
-                  "__future__", "matplotlib", "matplotlib.pyplot")
+                  "dataclasses", "__future__", "matplotlib", "matplotlib.pyplot")
 
 ALLOWED_IMPORT_MESSAGE = ("scripts may import torch (and its submodules), "
                           + ", ".join(m for m in STDLIB_MODULES if m != "__future__") + ", numpy and __future__")

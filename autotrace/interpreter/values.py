@@ -121,21 +121,16 @@ def _names(names: list[str]) -> str:
 
 
 def _bind_args(fn: ScriptFunction, fr: list, args, kwargs) -> None:
+    """Bind a call's arguments into frame ``fr`` in CPython 3.11's order (keywords are
+    matched before too many positional arguments are reported), with its messages."""
     code = fn._code
     name = code.qualname
     npos = code.npos
     nargs = len(args)
     if nargs > npos:
-        if code.vararg is None:
-            nd = len(fn._defaults)
-            if nd:
-                takes = f"from {npos - nd} to {npos} positional arguments"
-            else:
-                takes = _plural(npos, "positional argument")
-            was = "was" if nargs == 1 else "were"
-            raise TypeError(f"{name}() takes {takes} but {nargs} {was} given")
-        fr[code.vararg] = tuple(args[npos:])
         fr[2:2 + npos] = args[:npos]
+        if code.vararg is not None:
+            fr[code.vararg] = tuple(args[npos:])
     else:
         fr[2:2 + nargs] = args
         if code.vararg is not None:
@@ -158,6 +153,20 @@ def _bind_args(fn: ScriptFunction, fr: list, args, kwargs) -> None:
             if fr[i] is not UNBOUND:
                 raise TypeError(f"{name}() got multiple values for argument '{k}'")
             fr[i] = v
+    if nargs > npos and code.vararg is None:
+        nd = len(fn._defaults)
+        if nd:
+            takes = f"from {npos - nd} to {npos} positional arguments"
+        else:
+            takes = _plural(npos, "positional argument")
+        kw_given = sum(1 for _, slot in code.kwonly if fr[slot] is not UNBOUND)
+        if kw_given:
+            given = (f"{nargs} positional argument{'s' if nargs != 1 else ''} "
+                     f"(and {_plural(kw_given, 'keyword-only argument')})")
+        else:
+            given = str(nargs)
+        was = "was" if nargs == 1 and not kw_given else "were"
+        raise TypeError(f"{name}() takes {takes} but {given} {was} given")
     if nargs < npos:
         defaults = fn._defaults
         first_default = npos - len(defaults)

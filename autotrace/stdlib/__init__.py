@@ -18,7 +18,7 @@ def modules() -> dict:
     """Importable name → namespace for the standard-library modules (built once)."""
     global _cache
     if _cache is None:
-        from . import collections_, copying, functools_, iters, misc, pyrandom, warnings_
+        from . import collections_, copying, dataclasses_, functools_, iters, misc, pyrandom, warnings_
         out = {}
         out.update(misc.modules())
         out["random"] = pyrandom.make_module()
@@ -27,6 +27,7 @@ def modules() -> dict:
         out["itertools"] = iters.make_module()
         out["functools"] = functools_.make_module()
         out["warnings"] = warnings_.make_module()
+        out["dataclasses"] = dataclasses_.make_module()
         from ..interpreter.program import RUN_HOOKS
         from . import pyplot
         RUN_HOOKS.extend((pyrandom.reset, pyplot.reset))

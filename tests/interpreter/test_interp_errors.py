@@ -172,7 +172,7 @@ def test_format_error_end_to_end_from_parse_and_run():
     assert format_error("bad.py", src, e.value.error) == (
         "bad.py:1:1: error: ImportError: import of 'os' is not allowed: scripts may import torch "
         "(and its submodules), math, random, typing, collections, copy, itertools, functools, time, "
-        "warnings, matplotlib, matplotlib.pyplot, numpy and __future__\n    import os\n    ^~~~~~~~~")
+        "warnings, dataclasses, matplotlib, matplotlib.pyplot, numpy and __future__\n    import os\n    ^~~~~~~~~")
     src = "total = 0\nfor i in range(3):\n    total += i / (i - 2)\n"
     r = run(src)
     assert format_error("t.py", src, r.error) == (

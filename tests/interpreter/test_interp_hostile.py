@@ -76,7 +76,7 @@ HOSTILE = [
     ("x = sorted([1], key=vars)", "parse", "NameError", "name 'vars' is not available"),
     ("import os", "parse", "ImportError",
      "import of 'os' is not allowed: scripts may import torch (and its submodules), math, random, typing, "
-     "collections, copy, itertools, functools, time, warnings, matplotlib, matplotlib.pyplot, numpy and __future__"),
+     "collections, copy, itertools, functools, time, warnings, dataclasses, matplotlib, matplotlib.pyplot, numpy and __future__"),
     ("import os.path", "parse", "ImportError", "import of 'os.path' is not allowed"),
     ("from os import system", "parse", "ImportError", "import of 'os' is not allowed"),
     ("import subprocess as torch", "parse", "ImportError", "import of 'subprocess' is not allowed"),

@@ -30,7 +30,7 @@ def out(src: str) -> str:
 def cpython(src: str) -> str:
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        exec(compile(textwrap.dedent(src), "t.py", "exec"), {"__name__": "__main__"})
+        exec(compile(textwrap.dedent(src), "t.py", "exec", dont_inherit=True), {"__name__": "__main__"})
     return buf.getvalue()
 
 
