@@ -18,6 +18,7 @@ from .. import diagnostics, dtypes
 from ..tensor import Tensor, wrap_dim
 from . import RESULT, export, make, make_multi, op
 from .accumulate import cumulative, var_all, var_dims, vector_norm
+from .errors import check_empty_reduction
 from .shape import expand_grad
 from .summation import small_sum, torch_sum
 
@@ -248,14 +249,12 @@ def _extreme(input, dim, keepdim, full_op, dim_op, npfn, argfn, kind, other=None
         return (maximum if kind == "max" else minimum)(input, other)
     x = input._data
     if dim is None:
-        if x.size == 0:
-            raise RuntimeError(
-                f"{kind}(): Expected reduction dim to be specified for input.numel() == 0. "
-                "Specify the reduction dim with the 'dim' argument.")
+        check_empty_reduction(x.shape, kind)
         out = np.asarray(npfn(x))
         return make(full_op, out, (input,), save={"self": input, "result": RESULT},
                     attrs={"dim": None, "keepdim": False})
     d = wrap_dim(dim, x.ndim)
+    check_empty_reduction(x.shape, kind, d)
     if x.ndim == 0:
         values, idx = x.copy(), np.asarray(0, dtype=np.int64)
     else:
@@ -292,6 +291,7 @@ def min(input, dim=None, keepdim=False, *, other=None):
 
 def _a_extreme(op_, npfn, input, dim, keepdim):
     x = input._data
+    check_empty_reduction(x.shape, op_.name, dim)
     dims = _dims(dim, x.ndim) if dim is not None else None
     out = np.asarray(npfn(x, axis=dims, keepdims=keepdim))
     return make(op_, out, (input,), save={"self": input, "result": RESULT},
@@ -314,6 +314,7 @@ def argmax(input, dim=None, keepdim=False):
     x = input._data
     if input._dtype is dtypes.bool_:
         raise RuntimeError("argmax(): does not support bool input")
+    check_empty_reduction(x.shape, "argmax", None if dim is None else wrap_dim(dim, x.ndim), arg=True)
     if dim is None:
         return Tensor._make(np.asarray(np.argmax(x), dtype=np.int64))
     return Tensor._make(np.asarray(np.argmax(x, axis=wrap_dim(dim, x.ndim), keepdims=keepdim), dtype=np.int64))
@@ -324,6 +325,7 @@ def argmin(input, dim=None, keepdim=False):
     x = input._data
     if input._dtype is dtypes.bool_:
         raise RuntimeError("argmin(): does not support bool input")
+    check_empty_reduction(x.shape, "argmin", None if dim is None else wrap_dim(dim, x.ndim), arg=True)
     if dim is None:
         return Tensor._make(np.asarray(np.argmin(x), dtype=np.int64))
     return Tensor._make(np.asarray(np.argmin(x, axis=wrap_dim(dim, x.ndim), keepdims=keepdim), dtype=np.int64))
@@ -374,6 +376,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
                            f"Got {_type_name(input._dtype)}")
     x = input._data
     dims = _dims(dim, x.ndim) if dim is not None else None
+    if x.size == 0 and p in (float("inf"), float("-inf")):
+        _empty_inf_norm(x.shape, p, dim if dims is not None else None)
     exact = vector_norm(x, float(p), dims, keepdim)
     if exact is not None:
         out = exact
@@ -387,6 +391,19 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         out = np.sum(np.abs(x) ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
     return make(NORM, np.asarray(out, dtype=x.dtype), (input,), save={"self": input, "result": RESULT},
                 attrs={"p": p, "dim": dims, "keepdim": keepdim})
+
+
+def _empty_inf_norm(shape, p, dim):
+    """torch 2.13's errors for the ±inf norm (a max, no identity) over no elements."""
+    what = "-inf" if p < 0 else "inf"
+    if dim is None:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {what} norm on an empty tensor because the "
+                           "operation does not have an identity")
+    for d in ((dim,) if isinstance(dim, int) else dim):
+        if shape[wrap_dim(d, len(shape))] == 0:
+            # sic: torch's message has no space before "because"
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {what} norm on the dimension {d}because "
+                               "this dimension is empty and the operation does not have an identity")
 
 
 # -- prod, var/std, logsumexp, cumsum ------------------------------------------------------

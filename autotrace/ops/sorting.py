@@ -16,6 +16,7 @@ from .. import dtypes
 from ..resources import check_sort
 from ..tensor import Tensor, wrap_dim
 from . import RESULT, export, make, make_multi, op
+from .errors import check_empty_reduction
 from .selection import MAX_EMULATED, kthvalue_row, mode_row, topk_row
 
 _sort_ret = namedtuple("sort", ["values", "indices"])
@@ -177,6 +178,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     """The ``k``-th smallest value along ``dim`` (1-based) and its index (KthvalueBackward0)."""
     x = input._data
     d = wrap_dim(dim, x.ndim)
+    check_empty_reduction(x.shape, "kthvalue", d)
     n = x.shape[d] if x.ndim else 1
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
@@ -207,12 +209,14 @@ def median(input, dim=None, keepdim=False):
     if dim is None:
         check_sort(x.size)
         flat = np.sort(x.reshape(-1), kind="stable")
-        if flat.size == 0:
-            return Tensor._make(np.array(np.nan, dtype=x.dtype))
-        nan = np.isnan(flat) if flat.dtype.kind == "f" else np.zeros(flat.shape, bool)
-        v = flat[-1] if nan.any() else flat[(flat.size - 1) // 2]
+        if flat.size == 0:  # torch fills the result with nan (int64's nan: its smallest value)
+            v = np.nan if x.dtype.kind == "f" else np.iinfo(np.int64).min
+        else:
+            nan = np.isnan(flat) if flat.dtype.kind == "f" else np.zeros(flat.shape, bool)
+            v = flat[-1] if nan.any() else flat[(flat.size - 1) // 2]
         return make(MEDIAN, np.array(v, dtype=x.dtype), (input,), save={"self": input, "result": RESULT})
     d = wrap_dim(dim, x.ndim)
+    check_empty_reduction(x.shape, "median", d)
     if x.ndim == 0:
         return _pair(MEDIAN_DIM, x.copy(), np.zeros((), np.int64), input,
                      {"dim": 0, "self_sym_sizes": x.shape, "keepdim": True}, _median_ret)
@@ -288,13 +292,12 @@ def mode(input, dim=-1, keepdim=False):
     and an index of it, the one torch's CPU kernel reports (ModeBackward0)."""
     x = input._data
     d = wrap_dim(dim, max(x.ndim, 1))
+    check_empty_reduction(x.shape, "mode", d)
     if x.ndim == 0:
         return _pair(MODE, x.copy(), np.zeros((), np.int64), input,
                      {"dim": 0, "self_sym_sizes": x.shape, "keepdim": True}, _mode_ret)
     xm = np.moveaxis(x, d, -1)
     rows = xm.reshape(-1, xm.shape[-1])
-    if rows.shape[-1] == 0:
-        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
     vals = np.empty(rows.shape[0], dtype=x.dtype)
     inds = np.empty(rows.shape[0], dtype=np.int64)
     emulate = rows.size <= MAX_EMULATED
@@ -316,8 +319,8 @@ def mode(input, dim=-1, keepdim=False):
 def _cum(input, dim, better, op_, ret):
     x = input._data
     d = wrap_dim(dim, x.ndim)
-    if x.ndim == 0:
-        return _pair(op_, x.copy(), np.zeros((), np.int64), input, {"dim": 0, "self_sym_sizes": x.shape}, ret)
+    if x.ndim == 0 or x.size == 0:
+        return _pair(op_, x.copy(), np.zeros(x.shape, np.int64), input, {"dim": d, "self_sym_sizes": x.shape}, ret)
     xm = np.moveaxis(x, d, -1)
     vals = np.empty_like(xm)
     idx = np.empty(xm.shape, dtype=np.int64)
