@@ -185,6 +185,10 @@ def _spread(L, a):
 spec("std", shapes=fixed_shapes((3, 4)))(
     lambda L, a: (_spread(L, a).std(), _spread(L, a).std(1), _spread(L, a).std((0, 1), correction=0)))
 spec("logsumexp", shapes=at_least(1))(lambda L, a: a.logsumexp(-1))
+spec("var_mean", shapes=fixed_shapes((3, 4)))(lambda L, a: L.t.var_mean(a, 1) + L.t.var_mean(a, correction=0))
+spec("std_mean", shapes=fixed_shapes((3, 4)))(
+    lambda L, a: L.t.std_mean(_spread(L, a), 1, keepdim=True) + L.t.std_mean(_spread(L, a)))
+spec("nansum", shapes=at_least(1))(lambda L, a: (a.nansum(), L.t.nansum(a, -1, keepdim=True), L.t.nanmean(a, 0)))
 
 # -- shape -----------------------------------------------------------------------------------
 spec("view", shapes=at_least(1))(lambda L, a: a.view(-1))
