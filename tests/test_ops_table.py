@@ -188,6 +188,8 @@ spec("logsumexp", shapes=at_least(1))(lambda L, a: a.logsumexp(-1))
 spec("var_mean", shapes=fixed_shapes((3, 4)))(lambda L, a: L.t.var_mean(a, 1) + L.t.var_mean(a, correction=0))
 spec("std_mean", shapes=fixed_shapes((3, 4)))(
     lambda L, a: L.t.std_mean(_spread(L, a), 1, keepdim=True) + L.t.std_mean(_spread(L, a)))
+spec("trilinear", shapes=fixed_shapes((4, 3), (4, 2), (5, 3, 2), (5,)), domains=(ANY, ANY, ANY, ANY))(
+    lambda L, a, b, w, bias: (L.F.bilinear(a, b, w, bias), L.F.bilinear(a[0], b[0], w)))
 spec("nansum", shapes=at_least(1))(lambda L, a: (a.nansum(), L.t.nansum(a, -1, keepdim=True), L.t.nanmean(a, 0)))
 
 # -- shape -----------------------------------------------------------------------------------
