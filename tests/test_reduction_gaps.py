@@ -179,3 +179,21 @@ def test_var_mean_and_std_mean_are_torchs(tmp_path, shape, dtype):
         src += "".join(f"report({c + ' only'!r}, {c}, x, use={u})\n"
                        for c in ("torch.var_mean(x)", "torch.std_mean(x, -1)") for u in (0, 1))
         assert agree(tmp_path, src) == []
+
+
+MOMENT_ERRORS = [
+    "torch.var_mean(torch.tensor([1, 2]))", "torch.std_mean(torch.tensor([True]))",
+    "torch.nanmean(torch.tensor([1, 2]))", "torch.nanmean(torch.tensor([1, 2]), dtype=torch.float32)",
+    "torch.var_mean(x, 2)", "torch.std_mean(x, (0, 0))", "torch.nansum(x, [1, 1])", "torch.nanmean(x, -3)",
+    "torch.var_mean(x, [0, 5])", "x.nansum(dim=7)", "torch.nansum([1.0, 2.0])", "torch.var_mean(None)",
+    "torch.var_mean(x, 1, True, True)", "torch.std_mean(x, dim=1, correction=0, keepdim=True)",
+    "torch.nanmean(torch.tensor(float('nan')))", "torch.nansum(torch.tensor(float('nan')), 0)",
+    "torch.var_mean(torch.tensor(2.0), 0, correction=0)", "x.nanmean(())",
+]
+
+
+@pytest.mark.parametrize("expr", MOMENT_ERRORS)
+def test_moment_and_nan_reduction_arguments_are_torchs(tmp_path, expr):
+    src = ("import torch\nx = torch.ones(2, 3)\ntry:\n"
+           f"    y = {expr}\n    print(y)\nexcept Exception as e:\n    print(type(e).__name__, e)\n")
+    assert agree(tmp_path, src) == []

@@ -13,8 +13,10 @@ import numpy as np
 
 from .. import diagnostics, dtypes
 from ..node import SavedTensor
+from ..tensor import Tensor
 from . import RESULT, export, make, make_multi, op
 from .accumulate import var_all, var_dims
+from .errors import invalid_arguments
 from .reduce import _dims, _type_name, expand_back
 
 
@@ -162,7 +164,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var_impl(input, dim, unbiased, keepdim, correction, "std")
 
 
-def _moment_mean(input, dim, unbiased, keepdim, correction, kind):
+def _moment_mean(kind, input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     if input._dtype.category != dtypes.FLOAT:
         raise RuntimeError(f"{kind} only support floating point and complex dtypes")
     dim, unbiased = _split_unbiased(dim, unbiased)
@@ -188,16 +190,30 @@ def _moment_mean(input, dim, unbiased, keepdim, correction, kind):
     return std_or_var, m
 
 
+_MOMENT_SIGNATURES = ("Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False",
+                      "Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False",
+                      "Tensor input, bool unbiased = True")
+
+
+def _moment_call(kind, args, kwargs):
+    """torch's overloaded ``var_mean``/``std_mean``: anything but a tensor as the input
+    is its "invalid combination of arguments" TypeError."""
+    if not isinstance(args[0] if args else kwargs.get("input"), Tensor):
+        raise invalid_arguments(kind, args, kwargs, _MOMENT_SIGNATURES)
+    return _moment_mean(kind, *args, **kwargs)
+
+
 @export(torch=("var_mean",))
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """``(var, mean)`` over ``dim`` (all elements by default) with Bessel's ``correction``
-    (default 1; ``unbiased=False`` is 0): two tensors of one VarMeanBackward0 node, as
-    torch 2.13 (not a Tensor method there). Float input only (RuntimeError otherwise)."""
-    return _moment_mean(input, dim, unbiased, keepdim, correction, "var_mean")
+def var_mean(*args, **kwargs):
+    """``torch.var_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=1)``:
+    ``(var, mean)`` over ``dim`` (all elements by default) with Bessel's ``correction``
+    (``unbiased=False`` is 0): two tensors of one VarMeanBackward0 node, as torch 2.13
+    (not a Tensor method there). Float input only (RuntimeError otherwise)."""
+    return _moment_call("var_mean", args, kwargs)
 
 
 @export(torch=("std_mean",))
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std_mean(*args, **kwargs):
     """``(std, mean)`` as :func:`var_mean` (StdMeanBackward0, saves std: its gradient is
     inf/nan where std is 0, as torch 2.13)."""
-    return _moment_mean(input, dim, unbiased, keepdim, correction, "std_mean")
+    return _moment_call("std_mean", args, kwargs)
