@@ -465,6 +465,8 @@ spec("kthvalue", shapes=fixed_shapes((3, 5)))(
     lambda L, a: (_spread(L, a).kthvalue(2)[0], _spread(L, a).kthvalue(3, 0, keepdim=True).values))
 spec("median", shapes=unary())(lambda L, a: a.median())
 spec("median_dim", shapes=fixed_shapes((3, 4)))(lambda L, a: _spread(L, a).median(-1)[0])
+spec("nanmedian", shapes=unary())(lambda L, a: a.nanmedian())
+spec("nanmedian_dim", shapes=fixed_shapes((3, 4)))(lambda L, a: _spread(L, a).nanmedian(0, keepdim=True)[0])
 spec("mode", shapes=fixed_shapes((3, 5)))(lambda L, a: (a.round().mode()[0], L.t.mode(_spread(L, a), 0).values))
 spec("aminmax", shapes=fixed_shapes((3, 4)), gradgrad=False)(
     lambda L, a: (L.t.aminmax(_spread(L, a)).min, _spread(L, a).aminmax(dim=1)[1],

@@ -51,18 +51,19 @@ EMPTY_SHAPES = [(0,), (0, 3), (3, 0), (2, 0, 4), (0, 0)]
 FULL = ["x.max()", "x.min()", "x.argmax()", "x.argmin()", "x.argmax(keepdim=True)", "x.median()", "x.amax()",
         "torch.amin(x)", "x.amax([])", "x.mean()", "x.std()", "x.var(correction=0)", "x.prod()", "x.sum()",
         "x.norm()", "x.norm(p=float('inf'))", "x.norm(p=-float('inf'))", "x.aminmax()", "F.softmax(x)",
-        "x.nansum()", "x.nanmean()", "torch.var_mean(x)", "torch.std_mean(x, unbiased=False)", "torch.max(x)"]
+        "x.nansum()", "x.nanmean()", "x.nanmedian()", "torch.var_mean(x)", "torch.std_mean(x, unbiased=False)", "torch.max(x)"]
 
 PER_DIM = ["x.max({d})", "torch.min(x, {d}, keepdim=True)", "x.argmax({d})", "x.argmin({d}, keepdim=True)",
            "x.median({d})", "x.amax({d})", "x.amin(({d},))", "x.mean({d})", "x.std({d})",
            "x.var({d}, keepdim=True)", "x.prod({d})", "x.sum({d})", "x.logsumexp({d})", "x.softmax({d})",
            "F.log_softmax(x, {d})", "x.kthvalue(1, {d})", "x.mode({d})", "x.norm(dim={d})",
            "x.norm(p=float('inf'), dim={d})", "x.cumsum({d})", "x.cummax({d})", "x.nansum({d})",
-           "x.nanmean({d}, keepdim=True)", "torch.var_mean(x, {d})", "x.std({d}, correction=2)",
+           "x.nanmean({d}, keepdim=True)", "x.nanmedian({d})", "torch.var_mean(x, {d})", "x.std({d}, correction=2)",
            "torch.std_mean(x, dim={d}, keepdim=True)", "x.amax(({d}, 0))", "x.topk(0, {d})"]
 
 INTEGER = ["xi.max()", "xi.argmax()", "xi.median()", "xi.amax()", "xi.sum()", "xi.prod()", "xi.mean()",
-           "xi.softmax(0)", "xi.log_softmax(-1)", "xi.max(0)", "xi.median(0)", "xi.nansum()"]
+           "xi.softmax(0)", "xi.log_softmax(-1)", "xi.max(0)", "xi.median(0)", "xi.nansum()",
+           "xi.nanmedian()", "xi.bool().median()"]
 
 
 def _empty_script(shape):
@@ -197,3 +198,25 @@ def test_moment_and_nan_reduction_arguments_are_torchs(tmp_path, expr):
     src = ("import torch\nx = torch.ones(2, 3)\ntry:\n"
            f"    y = {expr}\n    print(y)\nexcept Exception as e:\n    print(type(e).__name__, e)\n")
     assert agree(tmp_path, src) == []
+
+
+@pytest.mark.parametrize("shape", [(9,), (4, 7), (3, 2, 5), ()], ids=str)
+def test_median_and_nanmedian_with_nan_and_ties_are_torchs(tmp_path, shape):
+    """Values, indices among ties (torch's nth_element breaks them by index), nodes and
+    gradients: median is nan where a nan is and sends the gradient to the nan elements;
+    nanmedian skips them (nan, index 0, where all are nan)."""
+    rng = np.random.default_rng(len(shape) * 11 + 5)
+    a = np.array(rng.integers(0, 4, shape).astype(float))
+    if a.ndim:
+        a[rng.random(shape) < 0.25] = np.nan
+    if a.ndim >= 2:
+        a[0, ...] = np.nan
+    calls = ["x.median()", "x.nanmedian()", "torch.nanmedian(x)"]
+    for d in range(-a.ndim, a.ndim) if a.ndim else [0]:
+        calls += [f"x.median({d})", f"x.nanmedian({d})", f"torch.nanmedian(x, dim={d}, keepdim=True)"]
+    for dtype in ("float32", "float64"):
+        src = HEX + f"x = torch.tensor({_literal(a)}, dtype=torch.{dtype}, requires_grad=True)\n"
+        src += "".join(f"report({c!r}, {c}, x, use=0)\nprint(tuple({c})[1:] if isinstance({c}, tuple) else '')\n"
+                       for c in calls)
+        src += "print(x.detach().nanmedian(0))\nprint(x.detach().long().nanmedian())\n" if a.ndim else ""
+        assert agree(tmp_path, src) == []
