@@ -185,6 +185,12 @@ def _spread(L, a):
 spec("std", shapes=fixed_shapes((3, 4)))(
     lambda L, a: (_spread(L, a).std(), _spread(L, a).std(1), _spread(L, a).std((0, 1), correction=0)))
 spec("logsumexp", shapes=at_least(1))(lambda L, a: a.logsumexp(-1))
+spec("var_mean", shapes=fixed_shapes((3, 4)))(lambda L, a: L.t.var_mean(a, 1) + L.t.var_mean(a, correction=0))
+spec("std_mean", shapes=fixed_shapes((3, 4)))(
+    lambda L, a: L.t.std_mean(_spread(L, a), 1, keepdim=True) + L.t.std_mean(_spread(L, a)))
+spec("trilinear", shapes=fixed_shapes((4, 3), (4, 2), (5, 3, 2), (5,)), domains=(ANY, ANY, ANY, ANY))(
+    lambda L, a, b, w, bias: (L.F.bilinear(a, b, w, bias), L.F.bilinear(a[0], b[0], w)))
+spec("nansum", shapes=at_least(1))(lambda L, a: (a.nansum(), L.t.nansum(a, -1, keepdim=True), L.t.nanmean(a, 0)))
 
 # -- shape -----------------------------------------------------------------------------------
 spec("view", shapes=at_least(1))(lambda L, a: a.view(-1))
@@ -478,6 +484,8 @@ spec("kthvalue", shapes=fixed_shapes((3, 5)))(
     lambda L, a: (_spread(L, a).kthvalue(2)[0], _spread(L, a).kthvalue(3, 0, keepdim=True).values))
 spec("median", shapes=unary())(lambda L, a: a.median())
 spec("median_dim", shapes=fixed_shapes((3, 4)))(lambda L, a: _spread(L, a).median(-1)[0])
+spec("nanmedian", shapes=unary())(lambda L, a: a.nanmedian())
+spec("nanmedian_dim", shapes=fixed_shapes((3, 4)))(lambda L, a: _spread(L, a).nanmedian(0, keepdim=True)[0])
 spec("mode", shapes=fixed_shapes((3, 5)))(lambda L, a: (a.round().mode()[0], L.t.mode(_spread(L, a), 0).values))
 spec("aminmax", shapes=fixed_shapes((3, 4)), gradgrad=False)(
     lambda L, a: (L.t.aminmax(_spread(L, a)).min, _spread(L, a).aminmax(dim=1)[1],

@@ -72,8 +72,11 @@ def var_all(x: np.ndarray, correction: float, take_sqrt: bool) -> np.ndarray:
     return _finish(m2, flat.size - correction, take_sqrt, x.dtype)
 
 
-def var_dims(x: np.ndarray, dims: tuple, keepdim: bool, correction: float, take_sqrt: bool) -> np.ndarray:
-    """``var``/``std`` over ``dims`` (sorted, not all of them) with more than one output."""
+def var_dims(x: np.ndarray, dims: tuple, keepdim: bool, correction: float, take_sqrt: bool,
+             with_mean: bool = False):
+    """``var``/``std`` over ``dims`` (sorted) by Welford's update, as torch 2.13 computes it
+    with more than one output, and for ``var_mean``/``std_mean`` with any number; with
+    ``with_mean`` returns ``(var or std, Welford's mean rounded to the dtype)``."""
     v, perm = _layout(x)
     red = [perm.index(d) for d in dims]                # reduced axes of the memory-order view
     keep = [a for a in range(v.ndim) if a not in red]
@@ -92,15 +95,20 @@ def var_dims(x: np.ndarray, dims: tuple, keepdim: bool, correction: float, take_
                 mean = mean + delta / F64(i + 1)
                 m2 = m2 + delta * (xi - mean)
         else:
-            m2 = np.cumsum((rows - rows.mean(axis=1, keepdims=True)) ** 2, axis=1)[:, -1]
-    out = _finish(m2, r - correction, take_sqrt, x.dtype).reshape(kept_shape)
-    # back from the memory order of the kept axes to the tensor's order
+            mean = rows.mean(axis=1)
+            m2 = np.cumsum((rows - mean[:, None]) ** 2, axis=1)[:, -1]
     kept_orig = [perm[a] for a in keep]
-    out = out.transpose(np.argsort(kept_orig))
-    if keepdim:
-        for d in dims:
-            out = np.expand_dims(out, d)
-    return out
+
+    def shaped(a):
+        # back from the memory order of the kept axes to the tensor's order
+        a = a.astype(x.dtype).reshape(kept_shape).transpose(np.argsort(kept_orig))
+        if keepdim:
+            for d in dims:
+                a = np.expand_dims(a, d)
+        return a
+
+    out = shaped(_finish(m2, r - correction, take_sqrt, x.dtype))
+    return (out, shaped(mean)) if with_mean else out
 
 
 # -- vector norms (linalg.vector_norm / Tensor.norm) ---------------------------------------------

@@ -78,3 +78,24 @@ def type_str(dtype) -> str:
     """How torch names a tensor's type in ``expand(...)`` errors: ``torch.FloatTensor``,
     but ``CPUBoolType`` for bool (no legacy BoolTensor type object)."""
     return "CPUBoolType" if dtype.name == "bool" else f"torch.{dtype.legacy}"
+
+
+def check_empty_reduction(shape, name, dims=None, *, arg=False) -> None:
+    """torch 2.13's ``zero_numel_check_dims`` for a reduction with no identity (max, amax,
+    median, argmax ...) of an empty tensor of ``shape``. With no ``dims`` (None, or ``()``
+    for amax/amin): a RuntimeError, or for argmax/argmin (``arg``) an IndexError with a
+    shorter text; else an IndexError naming the first empty dim as the caller passes it
+    (amax names ``-1`` as written, max(dim) the wrapped dim), dims checked in the order
+    given, each wrapped first (an out-of-range dim after an empty one is never reached).
+    Nothing when no dim is 0."""
+    if 0 not in shape:
+        return
+    if dims is None or (not isinstance(dims, int) and len(dims) == 0):
+        if arg:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
+    from ..tensor import wrap_dim
+    for d in ((dims,) if isinstance(dims, int) else dims):
+        if shape[wrap_dim(d, len(shape))] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")

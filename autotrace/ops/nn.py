@@ -255,10 +255,10 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     dim = _softmax_dim("softmax", input.ndim, dim)
     if dtype is not None:
         input = input.to(dtype)
-    if input._dtype.category != dtypes.FLOAT:
+    if input._dtype.category != dtypes.FLOAT and input._data.size:  # torch returns an empty input unchecked
         _int_softmax_error("softmax", input, dim)
     x = input._data
-    if x.ndim == 0:
+    if x.ndim == 0 or x.size == 0:
         out = np.ones_like(x)
     else:
         out = kernels.softmax(x, dim)
@@ -289,10 +289,10 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     dim = _softmax_dim("log_softmax", input.ndim, dim)
     if dtype is not None:
         input = input.to(dtype)
-    if input._dtype.category != dtypes.FLOAT:
+    if input._dtype.category != dtypes.FLOAT and input._data.size:  # torch returns an empty input unchecked
         _int_softmax_error("log_softmax", input, dim)
     x = input._data
-    out = np.zeros_like(x) if x.ndim == 0 else kernels.log_softmax(x, dim)
+    out = np.zeros_like(x) if x.ndim == 0 or x.size == 0 else kernels.log_softmax(x, dim)
     if out is None:
         out = _np_log_softmax(x, dim)
     return make(LOG_SOFTMAX, np.asarray(out, dtype=x.dtype), (input,), save={"result": RESULT},

@@ -14,10 +14,11 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .. import diagnostics, dtypes
+from .. import dtypes
 from ..tensor import Tensor, wrap_dim
 from . import RESULT, export, make, make_multi, op
-from .accumulate import cumulative, var_all, var_dims, vector_norm
+from .accumulate import cumulative, vector_norm
+from .errors import check_empty_reduction
 from .shape import expand_grad
 from .summation import small_sum, torch_sum
 
@@ -248,14 +249,12 @@ def _extreme(input, dim, keepdim, full_op, dim_op, npfn, argfn, kind, other=None
         return (maximum if kind == "max" else minimum)(input, other)
     x = input._data
     if dim is None:
-        if x.size == 0:
-            raise RuntimeError(
-                f"{kind}(): Expected reduction dim to be specified for input.numel() == 0. "
-                "Specify the reduction dim with the 'dim' argument.")
+        check_empty_reduction(x.shape, kind)
         out = np.asarray(npfn(x))
         return make(full_op, out, (input,), save={"self": input, "result": RESULT},
                     attrs={"dim": None, "keepdim": False})
     d = wrap_dim(dim, x.ndim)
+    check_empty_reduction(x.shape, kind, d)
     if x.ndim == 0:
         values, idx = x.copy(), np.asarray(0, dtype=np.int64)
     else:
@@ -292,6 +291,7 @@ def min(input, dim=None, keepdim=False, *, other=None):
 
 def _a_extreme(op_, npfn, input, dim, keepdim):
     x = input._data
+    check_empty_reduction(x.shape, op_.name, dim)
     dims = _dims(dim, x.ndim) if dim is not None else None
     out = np.asarray(npfn(x, axis=dims, keepdims=keepdim))
     return make(op_, out, (input,), save={"self": input, "result": RESULT},
@@ -314,6 +314,7 @@ def argmax(input, dim=None, keepdim=False):
     x = input._data
     if input._dtype is dtypes.bool_:
         raise RuntimeError("argmax(): does not support bool input")
+    check_empty_reduction(x.shape, "argmax", None if dim is None else wrap_dim(dim, x.ndim), arg=True)
     if dim is None:
         return Tensor._make(np.asarray(np.argmax(x), dtype=np.int64))
     return Tensor._make(np.asarray(np.argmax(x, axis=wrap_dim(dim, x.ndim), keepdims=keepdim), dtype=np.int64))
@@ -324,6 +325,7 @@ def argmin(input, dim=None, keepdim=False):
     x = input._data
     if input._dtype is dtypes.bool_:
         raise RuntimeError("argmin(): does not support bool input")
+    check_empty_reduction(x.shape, "argmin", None if dim is None else wrap_dim(dim, x.ndim), arg=True)
     if dim is None:
         return Tensor._make(np.asarray(np.argmin(x), dtype=np.int64))
     return Tensor._make(np.asarray(np.argmin(x, axis=wrap_dim(dim, x.ndim), keepdims=keepdim), dtype=np.int64))
@@ -374,6 +376,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
                            f"Got {_type_name(input._dtype)}")
     x = input._data
     dims = _dims(dim, x.ndim) if dim is not None else None
+    if x.size == 0 and p in (float("inf"), float("-inf")):
+        _empty_inf_norm(x.shape, p, dim if dims is not None else None)
     exact = vector_norm(x, float(p), dims, keepdim)
     if exact is not None:
         out = exact
@@ -389,7 +393,20 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
                 attrs={"p": p, "dim": dims, "keepdim": keepdim})
 
 
-# -- prod, var/std, logsumexp, cumsum ------------------------------------------------------
+def _empty_inf_norm(shape, p, dim):
+    """torch 2.13's errors for the ±inf norm (a max, no identity) over no elements."""
+    what = "-inf" if p < 0 else "inf"
+    if dim is None:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {what} norm on an empty tensor because the "
+                           "operation does not have an identity")
+    for d in ((dim,) if isinstance(dim, int) else dim):
+        if shape[wrap_dim(d, len(shape))] == 0:
+            # sic: torch's message has no space before "because"
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {what} norm on the dimension {d}because "
+                               "this dimension is empty and the operation does not have an identity")
+
+
+# -- prod, logsumexp, cumsum ------------------------------------------------------
 
 
 @op("prod", "ProdBackward0", ("self",), vjp={"self": "grad * result / self  (products of the others where self has zeros)"},
@@ -514,96 +531,6 @@ def _scan(x, d, dt, kind):
     if dt.np in (np.float32, np.float64):
         return cumulative(x.astype(dt.np, copy=False), d, kind)
     return (np.cumsum if kind == "sum" else np.cumprod)(x, axis=d, dtype=dt.np)
-
-
-def _var_parts(x, dims, correction):
-    n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims], dtype=np.int64))
-    return n, (n - correction if n > correction else 0)
-
-
-@op("var", "VarBackward0", ("self",),
-    vjp={"self": "grad * 2 * (self - self.mean(dim, keepdim=True)) / (N - correction)"},
-    local={"self": "2·(self − mean)/(N − correction)"})
-def VAR(ctx, g):
-    x, dims, keepdim = ctx.self, ctx.dim, ctx.keepdim
-    denom = ctx.denom
-    m = x.mean(dims, keepdim=True) if dims is not None else x.mean()
-    if dims is not None:
-        g = expand_back(g, x.shape, dims, keepdim)
-    return (g * (x - m) * (2.0 / denom if denom else float("inf")),)
-
-
-@op("std", "StdBackward0", ("self",),
-    vjp={"self": "grad * (self - self.mean(dim, keepdim=True)) / ((N - correction) * result)  (0 where result = 0)"},
-    local={"self": "(self − mean)/((N − correction)·std)"})
-def STD(ctx, g):
-    x, dims, keepdim = ctx.self, ctx.dim, ctx.keepdim
-    r = ctx.result
-    denom = ctx.denom
-    m = x.mean(dims, keepdim=True) if dims is not None else x.mean()
-    if dims is not None:
-        g = expand_back(g, x.shape, dims, keepdim)
-        r = expand_back(r, x.shape, dims, keepdim)
-    from .unary import where, zeros_like_grad
-    gv = g / (r * 2)
-    gv = where(r == 0, zeros_like_grad(gv), gv)
-    return (gv * (x - m) * (2.0 / denom if denom else float("inf")),)
-
-
-def _var_impl(input, dim, unbiased, keepdim, correction, kind):
-    if input._dtype.category != dtypes.FLOAT:
-        raise RuntimeError(f"{kind}(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {_type_name(input._dtype)}")
-    if correction is None:
-        correction = 1 if unbiased is None or unbiased else 0
-    x = input._data
-    dims = _dims(dim, x.ndim)
-    n, denom = _var_parts(x, dims, correction)
-    outputs = 1 if dims is None else int(np.prod([n_ for d, n_ in enumerate(x.shape) if d not in dims], dtype=np.int64))
-    if x.size and x.dtype in (np.float32, np.float64) and outputs == 1:
-        out = var_all(x, correction, kind == "std")
-        red = range(x.ndim) if dims is None else dims
-        out = out.reshape([1 if d in red else n_ for d, n_ in enumerate(x.shape)] if keepdim
-                          else [n_ for d, n_ in enumerate(x.shape) if d not in red])
-    elif x.size and x.dtype in (np.float32, np.float64):
-        out = var_dims(x, dims, keepdim, correction, kind == "std")
-    else:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            m = np.mean(x, axis=dims, keepdims=True, dtype=x.dtype) if x.ndim else x
-            ss = np.sum((x - m) ** 2, axis=dims, keepdims=keepdim, dtype=x.dtype)
-            out = ss / x.dtype.type(denom) if denom else ss / x.dtype.type(0)
-            if kind == "std":
-                out = np.sqrt(out)
-    # torch 2.13's reduction factor is input numel / output numel, 0 for an empty input
-    # (even where the reduced dims are not empty: zeros(0, 3).var(1) warns)
-    if (x.size // outputs if outputs else 0) - correction <= 0:
-        diagnostics.warn(f"{kind}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                         "reduction factor (input numel divided by output numel).")
-    out = np.asarray(out, dtype=x.dtype)
-    op_ = VAR if kind == "var" else STD
-    save = {"self": input} if kind == "var" else {"self": input, "result": RESULT}
-    return make(op_, out, (input,), save=save,
-                attrs={"dim": dims, "keepdim": keepdim, "correction": correction, "denom": denom})
-
-
-def _split_unbiased(dim, unbiased):
-    if isinstance(dim, bool):  # torch.var(x, True) means unbiased=True
-        return None, dim
-    return dim, unbiased
-
-
-@export(torch=("var",), tensor=("var",))
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """Variance with Bessel's ``correction`` (default 1) over ``dim`` (VarBackward0)."""
-    dim, unbiased = _split_unbiased(dim, unbiased)
-    return _var_impl(input, dim, unbiased, keepdim, correction, "var")
-
-
-@export(torch=("std",), tensor=("std",))
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """Standard deviation (StdBackward0, saves the result); the gradient is inf/nan where
-    std is 0, as in torch 2.13."""
-    dim, unbiased = _split_unbiased(dim, unbiased)
-    return _var_impl(input, dim, unbiased, keepdim, correction, "std")
 
 
 @op("logsumexp", "LogsumexpBackward0", ("self",), vjp={"self": "grad * exp(self - result)"},

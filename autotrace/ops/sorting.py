@@ -1,5 +1,5 @@
 """Order statistics and predicates: ``sort``, ``argsort``, ``topk``, ``kthvalue``,
-``median``, ``cummax``/``cummin``, ``any``/``all``, ``nonzero``.
+``median``/``nanmedian``, ``cummax``/``cummin``, ``any``/``all``, ``nonzero``.
 
 Values and int64 indices as torch 2.13 on CPU (ties keep their original order; NaN
 counts as the largest value); the gradient goes to the selected positions
@@ -16,12 +16,14 @@ from .. import dtypes
 from ..resources import check_sort
 from ..tensor import Tensor, wrap_dim
 from . import RESULT, export, make, make_multi, op
+from .errors import check_empty_reduction
 from .selection import MAX_EMULATED, kthvalue_row, mode_row, topk_row
 
 _sort_ret = namedtuple("sort", ["values", "indices"])
 _topk_ret = namedtuple("topk", ["values", "indices"])
 _kth_ret = namedtuple("kthvalue", ["values", "indices"])
 _median_ret = namedtuple("median", ["values", "indices"])
+_nanmedian_ret = namedtuple("nanmedian", ["values", "indices"])
 _cummax_ret = namedtuple("cummax", ["values", "indices"])
 _cummin_ret = namedtuple("cummin", ["values", "indices"])
 _mode_ret = namedtuple("mode", ["values", "indices"])
@@ -29,7 +31,7 @@ def _return_repr(self) -> str:
     return f"torch.return_types.{type(self).__name__}(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
 
-for _t in (_sort_ret, _topk_ret, _kth_ret, _median_ret, _cummax_ret, _cummin_ret, _mode_ret):
+for _t in (_sort_ret, _topk_ret, _kth_ret, _median_ret, _nanmedian_ret, _cummax_ret, _cummin_ret, _mode_ret):
     _t._script_attrs = frozenset({"values", "indices"})
     _t.__module__ = "torch.return_types"
     _t.__repr__ = _t.__str__ = _return_repr
@@ -103,6 +105,7 @@ SORT = _select_op("sort", "SortBackward0", "position each value came from")
 TOPK = _select_op("topk", "TopkBackward0", "k selected positions")
 KTHVALUE = _select_op("kthvalue", "KthvalueBackward0", "k-th smallest")
 MEDIAN_DIM = _select_op("median_dim", "MedianBackward1", "median")
+NANMEDIAN_DIM = _select_op("nanmedian_dim", "NanmedianBackward1", "median of the non-nan values")
 MODE = _select_op("mode", "ModeBackward0", "position of the most frequent value")
 CUMMAX = _op = op("cummax", "CummaxBackward0", ("self",),
                   vjp={"self": "zeros(self.sizes()).scatter_add(dim, indices, grad)"},
@@ -177,6 +180,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     """The ``k``-th smallest value along ``dim`` (1-based) and its index (KthvalueBackward0)."""
     x = input._data
     d = wrap_dim(dim, x.ndim)
+    check_empty_reduction(x.shape, "kthvalue", d)
     n = x.shape[d] if x.ndim else 1
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
@@ -191,44 +195,80 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     return _pair(KTHVALUE, vals, idx, input, {"dim": d, "self_sym_sizes": x.shape, "keepdim": keepdim}, _kth_ret)
 
 
-@op("median", "MedianBackward0", ("self",), vjp={"self": "grad * (self == result) / count(self == result)"},
+@op("median", "MedianBackward0", ("self",),
+    vjp={"self": "zeros_like(self).masked_fill(self == result, grad / count(self == result))  (nan: at the nan elements)"},
     local={"self": "1/k at each of the k elements equal to the median"})
 def MEDIAN(ctx, g):
-    mask = (ctx.self == ctx.result)
-    m = mask.to(g._dtype)
-    return (m * (g / m.sum()),)
+    from .reduce import _evenly_distribute
+    return _evenly_distribute(ctx, g)
 
 
-@export(torch=("median",), tensor=("median",))
-def median(input, dim=None, keepdim=False):
-    """``median()``: the lower median of all elements (MedianBackward0, ties share the
-    gradient); ``median(dim)``: (values, indices) along ``dim`` (MedianBackward1)."""
+@op("nanmedian", "NanmedianBackward0", ("self",),
+    vjp={"self": "zeros_like(self).masked_fill(self == result, grad / count(self == result))  (nan: at the nan elements)"},
+    local={"self": "1/k at each of the k elements equal to the median"})
+def NANMEDIAN(ctx, g):
+    from .reduce import _evenly_distribute
+    return _evenly_distribute(ctx, g)
+
+
+def _median(input, dim, keepdim, ignore_nan):
+    """torch 2.13's CPU median/nanmedian: the lower median of a stable order in which nan
+    is the largest value (its nth_element breaks ties by index). ``median`` is nan when
+    there is a nan; ``nanmedian`` takes the median of the non-nan values (position
+    ``(count - 1) / 2`` truncated as C does: nan, index 0, when all are nan)."""
     x = input._data
+    if x.dtype == np.bool_ and (dim is not None or x.size):
+        raise NotImplementedError(f'"{"median_cpu" if dim is None else "median_out"}" not implemented for \'Bool\'')
+    isnan = np.isnan(x) if x.dtype.kind == "f" else None
     if dim is None:
         check_sort(x.size)
         flat = np.sort(x.reshape(-1), kind="stable")
-        if flat.size == 0:
-            return Tensor._make(np.array(np.nan, dtype=x.dtype))
-        nan = np.isnan(flat) if flat.dtype.kind == "f" else np.zeros(flat.shape, bool)
-        v = flat[-1] if nan.any() else flat[(flat.size - 1) // 2]
-        return make(MEDIAN, np.array(v, dtype=x.dtype), (input,), save={"self": input, "result": RESULT})
+        if flat.size == 0:  # torch fills the result with nan, cast to the dtype
+            v = np.nan if x.dtype.kind == "f" else True if x.dtype == np.bool_ else np.iinfo(np.int64).min
+        else:
+            nans = int(np.count_nonzero(np.isnan(flat))) if isnan is not None else 0
+            if ignore_nan:
+                v = flat[int((flat.size - nans - 1) / 2)]
+            else:
+                v = flat[-1] if nans else flat[(flat.size - 1) // 2]
+        return make(NANMEDIAN if ignore_nan else MEDIAN, np.array(v, dtype=x.dtype), (input,),
+                    save={"self": input, "result": RESULT})
+    op_, ret = (NANMEDIAN_DIM, _nanmedian_ret) if ignore_nan else (MEDIAN_DIM, _median_ret)
     d = wrap_dim(dim, x.ndim)
+    check_empty_reduction(x.shape, "median", d)
     if x.ndim == 0:
-        return _pair(MEDIAN_DIM, x.copy(), np.zeros((), np.int64), input,
-                     {"dim": 0, "self_sym_sizes": x.shape, "keepdim": True}, _median_ret)
+        return _pair(op_, x.copy(), np.zeros((), np.int64), input,
+                     {"dim": 0, "self_sym_sizes": x.shape, "keepdim": True}, ret)
     n = x.shape[d]
     order = _order(x, d, False)
-    idx = np.take(order, [(n - 1) // 2], axis=d)
-    if x.dtype.kind == "f":
-        has_nan = np.isnan(x).any(axis=d, keepdims=True)
-        first_nan = np.argmax(np.isnan(x), axis=d)[..., None] if d == x.ndim - 1 else \
-            np.expand_dims(np.argmax(np.isnan(x), axis=d), d)
+    if isnan is not None and ignore_nan:
+        count = n - np.count_nonzero(isnan, axis=d, keepdims=True)
+        idx = np.take_along_axis(order, np.trunc((count - 1) / 2).astype(np.int64), axis=d)
+    else:
+        idx = np.take(order, [(n - 1) // 2], axis=d)
+    if isnan is not None and not ignore_nan:
+        has_nan = isnan.any(axis=d, keepdims=True)
+        first_nan = np.expand_dims(np.argmax(isnan, axis=d), d)
         idx = np.where(has_nan, first_nan, idx)
     vals = np.take_along_axis(x, idx, d)
     if not keepdim:
         idx, vals = np.squeeze(idx, d), np.squeeze(vals, d)
-    return _pair(MEDIAN_DIM, vals, idx, input, {"dim": d, "self_sym_sizes": x.shape, "keepdim": keepdim},
-                 _median_ret)
+    return _pair(op_, vals, idx, input, {"dim": d, "self_sym_sizes": x.shape, "keepdim": keepdim}, ret)
+
+
+@export(torch=("median",), tensor=("median",))
+def median(input, dim=None, keepdim=False):
+    """``median()``: the lower median of all elements, nan if there is one (MedianBackward0:
+    ties share the gradient, the nan elements when it is nan); ``median(dim)``: (values,
+    indices) along ``dim`` (MedianBackward1, the gradient to the index)."""
+    return _median(input, dim, keepdim, False)
+
+
+@export(torch=("nanmedian",), tensor=("nanmedian",))
+def nanmedian(input, dim=None, keepdim=False):
+    """:func:`median` of the non-nan values (NanmedianBackward0 / NanmedianBackward1):
+    nan only where every value is nan."""
+    return _median(input, dim, keepdim, True)
 
 
 _aminmax_ret = namedtuple("aminmax", ["min", "max"])
@@ -288,13 +328,12 @@ def mode(input, dim=-1, keepdim=False):
     and an index of it, the one torch's CPU kernel reports (ModeBackward0)."""
     x = input._data
     d = wrap_dim(dim, max(x.ndim, 1))
+    check_empty_reduction(x.shape, "mode", d)
     if x.ndim == 0:
         return _pair(MODE, x.copy(), np.zeros((), np.int64), input,
                      {"dim": 0, "self_sym_sizes": x.shape, "keepdim": True}, _mode_ret)
     xm = np.moveaxis(x, d, -1)
     rows = xm.reshape(-1, xm.shape[-1])
-    if rows.shape[-1] == 0:
-        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
     vals = np.empty(rows.shape[0], dtype=x.dtype)
     inds = np.empty(rows.shape[0], dtype=np.int64)
     emulate = rows.size <= MAX_EMULATED
@@ -316,8 +355,8 @@ def mode(input, dim=-1, keepdim=False):
 def _cum(input, dim, better, op_, ret):
     x = input._data
     d = wrap_dim(dim, x.ndim)
-    if x.ndim == 0:
-        return _pair(op_, x.copy(), np.zeros((), np.int64), input, {"dim": 0, "self_sym_sizes": x.shape}, ret)
+    if x.ndim == 0 or x.size == 0:
+        return _pair(op_, x.copy(), np.zeros(x.shape, np.int64), input, {"dim": d, "self_sym_sizes": x.shape}, ret)
     xm = np.moveaxis(x, d, -1)
     vals = np.empty_like(xm)
     idx = np.empty(xm.shape, dtype=np.int64)

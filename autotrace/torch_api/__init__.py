@@ -240,6 +240,7 @@ def modules() -> dict:
     })
     from ..tensor import Parameter
     nn_members = {"Module": nn_mod.Module, "Parameter": Parameter, "Linear": nn_mod.Linear,
+                  "Bilinear": nn_mod.Bilinear,
                   "functional": functional, "utils": utils}
     try:
         from . import layers

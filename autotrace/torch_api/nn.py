@@ -1,7 +1,7 @@
 """``torch.nn``: Module, Parameter, the layers tutorials use, and ``nn.utils``.
 
-The Module base class lives in :mod:`.module`; here are ``nn.Parameter``, ``nn.Linear``
-and the gradient clipping utilities.
+The Module base class lives in :mod:`.module`; here are ``nn.Parameter``, ``nn.Linear``,
+``nn.Bilinear`` and the gradient clipping utilities.
 """
 
 from __future__ import annotations
@@ -82,6 +82,49 @@ class Linear(Module):
 
     def _extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class Bilinear(Module):
+    """``nn.Bilinear(in1_features, in2_features, out_features, bias=True)``:
+    ``y = x1ᵀ W x2 + b`` per output feature through ``F.bilinear``, ``weight`` (out, in1,
+    in2) and ``bias`` (out,) drawn as torch 2.13's ``reset_parameters`` draws them
+    (``uniform_(−1/√in1, 1/√in1)``, weight then bias, from the default generator);
+    ``in1_features = 0`` is torch's ValueError, a negative size its RuntimeError."""
+
+    _script_attrs = Module._script_attrs | {"weight", "bias", "in1_features", "in2_features", "out_features",
+                                            "reset_parameters"}
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        from .. import device as _device
+        from .creation import _check_size, _size_arg
+        _device.check(device)
+        dtype = dtype or dtypes.default_float
+        shape = _check_size(_size_arg(((out_features, in1_features, in2_features),)), dtype.np.itemsize)
+        object.__setattr__(self, "in1_features", in1_features)
+        object.__setattr__(self, "in2_features", in2_features)
+        object.__setattr__(self, "out_features", out_features)
+        self.weight = make_parameter(Tensor._make(np.zeros(shape, dtype.np), dtype))
+        self.register_parameter("bias", make_parameter(Tensor._make(np.zeros(shape[:1], dtype.np), dtype))
+                                if bias else None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        from . import init
+        if self.in1_features <= 0:
+            raise ValueError(f"in1_features must be > 0, but got (in1_features={self.in1_features})")
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        from ..ops import FUNCTIONAL
+        return FUNCTIONAL["bilinear"](input1, input2, self.weight, self.bias)
+
+    def _extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
