@@ -553,6 +553,6 @@ def load():
             "element_size", "device", "is_leaf", "requires_grad", "requires_grad_", "grad",
             "grad_fn", "retains_grad", "_version", "data", "T", "mT", "mH", "H", "backward", "retain_grad",
             "register_hook", "detach", "detach_", "item", "tolist", "numpy", "type",
-            "is_floating_point", "cpu", "_base", "output_nr", "_output_nr", "is_inference",
+            "is_floating_point", "is_complex", "itemsize", "nbytes", "cpu", "_base", "output_nr", "_output_nr", "is_inference",
         } - {n for n in METHODS if n.startswith("__")}
     )
