@@ -64,3 +64,68 @@ class M(nn.Module):
 print(M())
 """
     assert autotrace_stdout(src) == torch_stdout(src)
+
+
+FUNCTIONAL_SCRIPT = """
+import torch
+from torch.autograd.functional import vjp, jvp, vhp, hvp
+torch.manual_seed(SEED)
+n = N
+x = torch.randn(n, dtype=torch.float64)
+y = torch.randn(n, dtype=torch.float64)
+W = torch.randn(n, n, dtype=torch.float64)
+def f(a):
+    return torch.sin(a) * a ** 2 + W @ a.exp()
+def two(a, b):
+    return (a * b).sin(), (a - b) ** 3
+def s(a):
+    return (a ** 3).sum() + (W @ a).pow(2).sum() * a[0]
+def s2(a, b):
+    return (a.exp() * b).sum() + (b ** 2).sum()
+v = torch.randn(n, dtype=torch.float64)
+for cg in (False, True):
+    print(vjp(f, x, v, create_graph=cg))
+    print(jvp(f, x, v, create_graph=cg))
+    print(vhp(s, x, v, create_graph=cg))
+    print(hvp(s, x, v, create_graph=cg))
+    print(vjp(two, (x, y), (v, v * 2), create_graph=cg))
+    print(jvp(two, (x, y), (v, -v), create_graph=cg))
+    print(vhp(s2, (x, y), (v, v), create_graph=cg))
+    print(hvp(s2, (x, y), (v, v), create_graph=cg))
+print(vjp(lambda a: (a ** 2).sum(), x[:1]), jvp(lambda a: a.exp(), torch.tensor(0.5, dtype=torch.float64)))
+r = vjp(f, x.requires_grad_(), v, create_graph=True)[1]
+print(r.requires_grad, r.grad_fn is not None)
+bad = [lambda: vjp(f, x, torch.ones(n + 1)), lambda: vjp(f, x), lambda: jvp(f, x), lambda: vhp(f, x, v),
+       lambda: hvp(s, x, (v, v)), lambda: vjp(two, (x, y), v),
+       lambda: vjp(lambda a, b: a * 2, (x, y), v, strict=True),
+       lambda: jvp(lambda a: a * 2, x, v, strict=True), lambda: jvp(lambda a: a.sum() * 0 + 1, x, v, strict=True),
+       lambda: hvp(lambda a: a.sum() * 2, x, v, strict=True), lambda: vhp(lambda a: a.sum() * 2, x, v, strict=True),
+       lambda: vjp(f, x, [1, 2]), lambda: jvp(f, [x], v), lambda: vjp(f, (x, 3), v), lambda: vjp(3, x, v)]
+for b in bad:
+    try:
+        print(b())
+    except (RuntimeError, TypeError) as e:
+        print(type(e).__name__, e)
+"""
+
+
+def test_autograd_functional_products_match_torch():
+    """vjp, jvp (double-backward trick), vhp and hvp on generated float64 inputs: one and
+    two inputs and outputs, create_graph both ways, v=None for one element, and torch's
+    errors for a wrong v, a non-scalar function, strict mode and non-tensor arguments."""
+    for seed, n in ((0, 3), (1, 5), (7, 1)):
+        src = FUNCTIONAL_SCRIPT.replace("SEED", str(seed)).replace("N", str(n), 1)
+        assert autotrace_stdout(src) == torch_stdout(src)
+
+
+def test_autograd_functional_hostile():
+    """A function that never returns or recurses without end under vjp/hvp ends at the
+    run's limits with one error line, not a hang or a traceback."""
+    from helpers import run_cli
+    for body in ("def f(a):\n    while True:\n        a = a * 1\n",
+                 "def f(a):\n    return f(a * 2)\n"):
+        for call in ("vjp(f, torch.ones(2), torch.ones(2))", "hvp(lambda a: f(a).sum(), torch.ones(2), torch.ones(2))"):
+            src = "import torch\nfrom torch.autograd.functional import vjp, hvp\n" + body + call + "\n"
+            proc = run_cli("run", "-", "--timeout", "3", "--limit", "loop-iterations=2000", input=src)
+            assert proc.returncode == 1, (proc.returncode, proc.stderr)
+            assert "Traceback" not in proc.stderr and "error" in proc.stderr
