@@ -129,3 +129,60 @@ def test_autograd_functional_hostile():
             proc = run_cli("run", "-", "--timeout", "3", "--limit", "loop-iterations=2000", input=src)
             assert proc.returncode == 1, (proc.returncode, proc.stderr)
             assert "Traceback" not in proc.stderr and "error" in proc.stderr
+
+
+PAD_SCRIPT = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(SEED)
+for mode in ('reflect', 'replicate'):
+    for shape, pad in CASES:
+        for dtype in (torch.float32, torch.float64):
+            x = torch.randn(*shape, dtype=dtype, requires_grad=True)
+            try:
+                y = F.pad(x, pad, mode=mode)
+            except (RuntimeError, NotImplementedError) as e:
+                print(type(e).__name__, e)
+                continue
+            w = torch.randn_like(y)
+            (y * w).sum().backward()
+            print(mode, y.grad_fn.name(), tuple(y.shape), y.flatten()[-60:].tolist(), x.grad.flatten()[:60].tolist())
+            print(y.double().sum().item(), x.grad.double().pow(2).sum().item())
+print(nn.ReflectionPad2d(1), nn.ReplicationPad1d((1, 2)), nn.ReflectionPad3d(2), nn.ZeroPad2d((1, 0, 2, 0)),
+      nn.ConstantPad1d(2, 3.5), nn.ConstantPad3d((1, 2, 0, 0, 1, 1), -1.0))
+print(nn.ReplicationPad2d((1, 0, 2, 1))(torch.arange(6.).view(1, 2, 3)), nn.ZeroPad1d(1)(torch.ones(1, 2)),
+      nn.ConstantPad2d(1, -1.)(torch.ones(1, 1, 1)), type(nn.ReflectionPad1d(1)))
+"""
+
+
+def _pad_cases(seed):
+    rng = random.Random(seed)
+    cases = []
+    for _ in range(12):
+        k = rng.randint(1, 3)
+        nd = rng.choice((k + 1, k + 2, k + 2, k, k + 3))
+        shape = tuple(rng.randint(1, 5) for _ in range(nd))
+        pad = tuple(rng.randint(-1, 4) for _ in range(2 * k))
+        cases.append((shape, pad))
+    return cases
+
+
+def test_reflect_and_replicate_padding_match_torch():
+    """F.pad's reflect and replicate modes on generated shapes and amounts (negative ones
+    crop; too large, wrong rank and empty inputs raise torch's errors): the node, the
+    values and the gradient to the last bit (float32 and float64), and the nn padding
+    modules' output and repr."""
+    for seed in (0, 1, 2):
+        src = PAD_SCRIPT.replace("SEED", str(seed)).replace("CASES", repr(_pad_cases(seed)))
+        theirs = torch_stdout(src)
+        assert "ReflectionPad" in theirs and "Padding size" in theirs
+        assert autotrace_stdout(src) == theirs
+
+
+def test_padding_is_counted_before_it_is_made():
+    """A replicate pad of a huge amount is refused by the elements limit, not allocated."""
+    from helpers import run_cli
+    src = "import torch\nimport torch.nn.functional as F\nF.pad(torch.ones(1, 2), (10**9, 10**9), mode='replicate')\n"
+    proc = run_cli("run", "-", input=src)
+    assert proc.returncode == 1 and "LimitError" in proc.stderr and "Traceback" not in proc.stderr
