@@ -149,6 +149,16 @@ class Tensor:
         return self._dtype.itemsize
 
     @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """numel() * itemsize: a view or an expanded tensor counts its elements, not its
+        storage (torch 2.13)."""
+        return int(self._data.size) * self._dtype.itemsize
+
+    @property
     def device(self):
         return _CPU
 
@@ -466,6 +476,9 @@ class Tensor:
 
     def is_floating_point(self) -> bool:
         return self._dtype.category == dtypes.FLOAT
+
+    def is_complex(self) -> bool:
+        return False
 
     def cpu(self, memory_format=None):
         return self

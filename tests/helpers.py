@@ -124,3 +124,22 @@ def run_recorded(src, keep_values=True):
     finally:
         record.Recorder = orig
     return trace, made[-1]
+
+
+def torch_stdout(src: str) -> str:
+    """What the script ``src`` prints under PyTorch, run by a fresh interpreter (its own
+    seeds and grad mode), with object addresses written ``0x…`` as autotrace prints them."""
+    import re
+    require_torch()
+    proc = subprocess.run([sys.executable, "-c", src], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return re.sub(r"\b0x[0-9a-f]+", "0x…", proc.stdout)
+
+
+def autotrace_stdout(src: str) -> str:
+    """What ``src`` prints under autotrace; the run must end without an error."""
+    from autotrace import runner
+
+    trace = runner.run(src, "<test>", options=runner.Options(keep_values=False))
+    assert trace.error is None, trace.error
+    return trace.stdout

@@ -319,6 +319,13 @@ spec("im2col", shapes=fixed_shapes((2, 2, 4, 3)))(lambda L, x: L.F.unfold(x, (2,
 spec("col2im", shapes=fixed_shapes((2, 8, 6), (2, 8, 9)), domains=(ANY, ANY))(
     lambda L, x, y: (L.F.fold(x, (3, 4), 2), L.F.fold(y, (4, 5), 2, dilation=(1, 2), padding=1, stride=(2, 2))))
 spec("constant_pad_nd", shapes=fixed_shapes((2, 3, 4)))(lambda L, x: L.F.pad(x, (1, 2, -1, 1), value=0.5))
+spec("reflection_pad1d", shapes=fixed_shapes((2, 3, 4)))(lambda L, x: L.F.pad(x, (3, -1), mode="reflect"))
+spec("reflection_pad2d", shapes=fixed_shapes((2, 3, 4)))(lambda L, x: L.F.pad(x, (1, 2, 2, 0), mode="reflect"))
+spec("reflection_pad3d", shapes=fixed_shapes((1, 2, 3, 4)))(lambda L, x: L.F.pad(x, (1, 2, 2, 0, 1, 1), mode="reflect"))
+spec("replication_pad1d", shapes=fixed_shapes((2, 3, 4)))(lambda L, x: L.F.pad(x, (5, -2), mode="replicate"))
+spec("replication_pad2d", shapes=fixed_shapes((3, 2, 4)))(lambda L, x: L.F.pad(x, (1, 3, 2, 1), mode="replicate"))
+spec("replication_pad3d", shapes=fixed_shapes((2, 2, 3, 4)))(
+    lambda L, x: L.F.pad(x, (1, 2, 2, 0, 1, 3), mode="replicate"))
 spec("max_pool2d", shapes=fixed_shapes((2, 2, 5, 4)))(  # spread: no ties (no derivative there)
     lambda L, x: (L.F.max_pool2d(_spread(L, x), 3, 2, 1), L.F.max_pool2d(_spread(L, x), 2, ceil_mode=True),
                   L.F.max_pool1d(_spread(L, x)[0], 2)))

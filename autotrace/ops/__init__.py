@@ -544,7 +544,7 @@ def load():
         return
     _loaded = True
     from . import arith, power, unary, reduce, shape, indexing, linalg, nn, conv, norm, rnn, losses  # noqa: F401
-    from . import activations, adaptive_pool, attention, convert, counting, einsum, feature_dropout, fills, mathops, matrix, mha, put, scatter, similarity, sorting, upsample  # noqa: F401
+    from . import activations, adaptive_pool, attention, convert, counting, einsum, feature_dropout, fills, mathops, matrix, mha, pad_modes, put, scatter, similarity, sorting, upsample  # noqa: F401
     from . import bilinear, moments, nanreduce  # noqa: F401
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
@@ -554,6 +554,6 @@ def load():
             "element_size", "device", "is_leaf", "requires_grad", "requires_grad_", "grad",
             "grad_fn", "retains_grad", "_version", "data", "T", "mT", "mH", "H", "backward", "retain_grad",
             "register_hook", "detach", "detach_", "item", "tolist", "numpy", "type",
-            "is_floating_point", "cpu", "_base", "output_nr", "_output_nr", "is_inference",
+            "is_floating_point", "is_complex", "itemsize", "nbytes", "cpu", "_base", "output_nr", "_output_nr", "is_inference",
         } - {n for n in METHODS if n.startswith("__")}
     )

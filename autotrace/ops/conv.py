@@ -137,12 +137,16 @@ def CONSTANT_PAD_ND(ctx, g):
 
 @export(functional=("pad",))
 def pad(input, pad, mode="constant", value=None):
-    """Constant padding (ConstantPadNdBackward0): ``pad`` lists (left, right) amounts from
-    the last dim backwards; negative amounts crop. Only ``mode='constant'`` is supported."""
-    if mode != "constant":
+    """Padding (ConstantPadNdBackward0): ``pad`` lists (left, right) amounts from the last
+    dim backwards; negative amounts crop. ``mode='reflect'``/``'replicate'`` are in
+    :mod:`.pad_modes`; ``'circular'`` is not supported."""
+    if mode not in ("constant", "reflect", "replicate"):
         raise NotImplementedError(f"F.pad mode {mode!r} is not supported yet")
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
+    if mode != "constant":
+        from .pad_modes import pad_mode
+        return pad_mode(input, pad, mode)
     if len(pad) // 2 > input.ndim:
         raise RuntimeError("Padding length should be less than or equal to two times the input dimension "
                            f"but got padding length {len(pad)} and input of dimension {input.ndim}")

@@ -108,6 +108,7 @@ LAZY_NN = {
     "upsample_layers": ("Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"),
     "rnn": ("RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU"),
     "attention_layers": ("MultiheadAttention",),
+    "padding_layers": tuple(f"{k}Pad{n}d" for k in ("Reflection", "Replication", "Zero", "Constant") for n in (1, 2, 3)),
 }
 LAZY_INIT = ("calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_", "dirac_",
              "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_",
@@ -141,7 +142,8 @@ _LAYER_FILES = {
     "BatchNorm2d": "batchnorm", "LayerNorm": "normalization", "GroupNorm": "normalization",
     "Embedding": "sparse", "MaxPool2d": "pooling", "AvgPool2d": "pooling", "AdaptiveAvgPool2d": "pooling",
     "RNNCell": "rnn", "LSTMCell": "rnn", "GRUCell": "rnn", "RNN": "rnn", "LSTM": "rnn", "GRU": "rnn",
-    "MultiheadAttention": "activation", "NonDynamicallyQuantizableLinear": "linear", "Module": "module",
+    "MultiheadAttention": "activation", **{f"{k}Pad{n}d": "padding" for k in ("Reflection", "Replication", "Zero", "Constant")
+                                           for n in (1, 2, 3)}, "NonDynamicallyQuantizableLinear": "linear", "Module": "module",
 }
 
 
@@ -210,6 +212,19 @@ def modules() -> dict:
     def get_default_dtype():
         return dtypes.default_float
 
+    def is_floating_point(input):
+        return input.is_floating_point()
+
+    def is_complex(input):
+        return input.is_complex()
+
+    def is_nonzero(input):
+        n = input.numel()
+        if n != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {'no values' if n == 0 else 'more than one value'} "
+                               "is ambiguous")
+        return bool(input.item())
+
     from ..ops.convert import with_out
     torch_members = {n: with_out(n, _checked(n, f)) for n, f in ops.TORCH.items()}
     torch_members.update({
@@ -217,6 +232,8 @@ def modules() -> dict:
         "set_grad_enabled": grad_mode.set_grad_enabled, "is_grad_enabled": grad_mode.is_grad_enabled,
         "inference_mode": grad_mode.inference_mode,
         "is_tensor": is_tensor, "numel": numel,
+        "is_floating_point": _checked("is_floating_point", is_floating_point),
+        "is_complex": _checked("is_complex", is_complex), "is_nonzero": _checked("is_nonzero", is_nonzero),
         "set_printoptions": printing.set_printoptions, "get_default_dtype": get_default_dtype,
         "Tensor": Tensor, "Size": Size, "pi": _math.pi, "inf": _math.inf, "nan": _math.nan, "e": _math.e,
     })

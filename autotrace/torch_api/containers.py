@@ -145,10 +145,12 @@ class ModuleDict(Module):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
 
-def _param_line(p):
+def _param_line(p, type_name):
+    """One entry of ParameterList's / ParameterDict's extra_repr (torch 2.13's text; one
+    entry stays on the module's line, as Module.__repr__ puts a single extra line)."""
     size = "x".join(str(s) for s in p.shape)
-    return f"Parameter containing: [torch.{p.dtype.name} of size {size}]" if size else \
-        f"Parameter containing: [torch.{p.dtype.name} of size ]"
+    kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
+    return f"{kind} containing: [{type_name} of size {size}]"
 
 
 class ParameterList(Module):
@@ -191,12 +193,8 @@ class ParameterList(Module):
     def __iter__(self):
         return iter(list(self._params.values()))
 
-    def __repr__(self):
-        lines = ["ParameterList("]
-        for k, p in self._params.items():
-            lines.append(f"    ({k}): {_param_line(p)}")
-        lines.append(")")
-        return "\n".join(lines)
+    def _extra_repr(self):
+        return "\n".join(f"  ({k}): {_param_line(p, str(p.dtype))}" for k, p in self._params.items())
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
@@ -241,12 +239,9 @@ class ParameterDict(Module):
     def items(self):
         return list(self._params.items())
 
-    def __repr__(self):
-        lines = ["ParameterDict("]
-        for k, p in self._params.items():
-            lines.append(f"    ({k}): {_param_line(p)}")
-        lines.append(")")
-        return "\n".join(lines)
+    def _extra_repr(self):
+        # torch.typename(p): the legacy type name (torch.FloatTensor), unlike ParameterList
+        return "\n".join(f"  ({k}): {_param_line(p, p.type())}" for k, p in self._params.items())
 
 
 class Unflatten(Module):

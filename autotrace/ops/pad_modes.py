@@ -1,0 +1,70 @@
+"""``F.pad`` with ``mode='reflect'`` and ``mode='replicate'`` (ReflectionPad1D/2D/3D and
+ReplicationPad1D/2D/3DBackward0), as torch 2.13's CPU kernels index them.
+
+``pad`` has 2, 4 or 6 entries, padding the last 1, 2 or 3 dims of an input with one or
+two more dims (batch, channels); anything else raises torch's NotImplementedError. The
+source index of output position ``j`` along a dim of size ``n`` padded by ``(l, r)`` is
+ATen's: reflect ``2l − j`` before the input, ``2(n + l − 1) − j`` after it (so ``l`` and
+``r`` must be below ``n``); replicate clamps to the edge; negative amounts crop. The
+gradient adds each output's grad back to its source, in output order (np.add.at, as the
+kernel's loop does).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..resources import check_shape
+from ..tensor import Tensor
+from . import make, op
+
+_SUPPORTED = ("Supported combinations for non-constant padding:\n"
+              "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+              "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+              "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+
+def _backward(ctx, g):
+    from .indexing import embed
+    return (embed(g, ctx.self_shape, ctx.key, accumulate=True),)
+
+
+OPS = {}
+for _mode, _name in (("reflect", "Reflection"), ("replicate", "Replication")):
+    for _k in (1, 2, 3):
+        OPS[_mode, _k] = op(f"{_name.lower()}_pad{_k}d", f"{_name}Pad{_k}DBackward0", ("self",),
+                            vjp={"self": "zeros(self.sizes()) with each output's grad added at its source"},
+                            local={"self": "1 from each output element to the input element it copies"})(_backward)
+
+
+def _source(n, left, right, reflect):
+    j = np.arange(n + left + right)
+    if reflect:
+        ip = np.where(j < left, 2 * left - j, np.where(j < n + left, j, 2 * (n + left - 1) - j))
+    else:
+        ip = np.clip(j, left, n + left - 1)
+    return ip - max(left, 0) + max(-left, 0)
+
+
+def pad_mode(input: Tensor, pad, mode: str) -> Tensor:
+    k = len(pad) // 2
+    nd = input.ndim
+    if k not in (1, 2, 3) or nd not in (k + 1, k + 2):
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {nd}D input tensor.\n{_SUPPORTED}")
+    shape = tuple(input.shape)
+    if any(s == 0 for s in shape[1:]):
+        raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and other "
+                           f"non-zero dimensions for input, but got: {list(shape)}")
+    reflect = mode == "reflect"
+    key = [np.arange(s) for s in shape]
+    for i in range(k):
+        d = nd - 1 - i
+        left, right = int(pad[2 * i]), int(pad[2 * i + 1])
+        if reflect and (left >= shape[d] or right >= shape[d]):
+            raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding input "
+                               f"dimension, but got: padding ({left}, {right}) at dimension {d} of input {list(shape)}")
+        key[d] = _source(shape[d], left, right, reflect)
+    check_shape(tuple(len(a) for a in key), input._data.dtype.itemsize)
+    ix = np.ix_(*key)
+    return make(OPS[mode, k], np.ascontiguousarray(input._data[ix]), (input,),
+                attrs={"key": ix, "self_shape": input._data.shape, "pad": tuple(pad)})
