@@ -96,6 +96,26 @@ def test_empty_reduction_errors_are_torchs(tmp_path, src):
     assert agree(tmp_path, "import torch\n" + src + "\n") == []
 
 
+# -- an explicit dim=None or () is torch's dim overload: every dim, keepdim kept ----------
+
+NONE_DIM = ["x.sum(None)", "x.sum(dim=None, keepdim=True)", "torch.sum(x, None, True)", "x.sum(())",
+            "x.sum((), keepdim=True)", "x.sum([], True, dtype=torch.float64)", "x.mean(None)",
+            "x.mean(dim=None, keepdim=True)", "torch.mean(x, [], keepdim=True)", "x.mean(())",
+            "x.sum()", "x.mean()", "x.sum(dtype=torch.float64)", "x.argmax(None, True)",
+            "x.argmin(dim=None, keepdim=True)", "torch.argmax(x, None, True)", "x.any(None, True)",
+            "x.all(dim=None, keepdim=True)", "x.nansum(None, True)", "x.std(None, keepdim=True)",
+            "x.var(dim=None, keepdim=True)", "x.amax(dim=None)"]
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 1, 4)], ids=str)
+def test_explicit_none_dim_keeps_dims_as_torch(tmp_path, shape):
+    lines = [PRELUDE, "torch.manual_seed(0)", f"x = torch.randn({shape}, requires_grad=True)"]
+    lines += [f"show({e!r}, lambda: {e}, x)" for e in NONE_DIM]
+    lines.append("g, = torch.autograd.grad(x.mean(None, True), x, torch.full([1] * x.ndim, 3.0), create_graph=True)")
+    lines.append("print(g, g.grad_fn.name(), x.var(None, True).grad_fn.name())")
+    assert agree(tmp_path, "\n".join(lines) + "\n") == []
+
+
 # -- nansum / nanmean / var_mean / std_mean over generated inputs --------------------------
 
 # prints each output's bits, shape, dtype and node, then the bits of the gradients a

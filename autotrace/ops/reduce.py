@@ -23,6 +23,19 @@ from .shape import expand_grad
 from .summation import small_sum, torch_sum
 
 
+class _All:
+    """The default ``dim`` of sum and mean: not given (torch's overload without dim), told
+    apart from an explicit None."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "None"
+
+
+ALL = _All()
+
+
 def _dims(dim, ndim):
     """Normalised tuple of reduced dims (None: all)."""
     if dim is None:
@@ -80,17 +93,18 @@ def _acc_dtype(x: Tensor, dtype):
 
 
 @export(torch=("sum",), tensor=("sum",))
-def sum(input, dim=None, keepdim=False, *, dtype=None):
+def sum(input, dim=ALL, keepdim=False, *, dtype=None):
     """Sum of all elements (SumBackward0) or over ``dim`` (SumBackward1). Integer and
-    bool tensors sum to int64, as in PyTorch."""
+    bool tensors sum to int64, as in PyTorch. A ``dim`` given as None or ``()`` takes
+    torch's dim overload: every dim, SumBackward1, ``keepdim`` kept."""
     dt = _acc_dtype(input, dtype)
     x = input._data
-    dims = _dims(dim, x.ndim)
-    if dims is None and dim is None:
+    if dim is ALL:
         out = small_sum(x) if dtype is None else None
         if out is None:
             out = torch_sum(x, dtype=dt.np)
         return make(SUM, out, (input,), attrs=_sizes_attrs(x.shape), dtype=dt)
+    dims = _dims(dim, x.ndim)
     out = torch_sum(x, axis=dims, keepdims=keepdim, dtype=dt.np)
     return make(SUM_DIM, out, (input,), dtype=dt,
                 attrs={"self_sym_sizes": x.shape, "dim": dims or tuple(range(x.ndim)), "keepdim": keepdim})
@@ -123,18 +137,19 @@ def MEAN_DIM(ctx, g):
 
 
 @export(torch=("mean",), tensor=("mean",))
-def mean(input, dim=None, keepdim=False, *, dtype=None):
-    """Mean (MeanBackward0 over all elements, MeanBackward1 over ``dim``); integer
+def mean(input, dim=ALL, keepdim=False, *, dtype=None):
+    """Mean (MeanBackward0 over all elements, MeanBackward1 over ``dim``, also a ``dim``
+    given as None or ``()``: every dim, ``keepdim`` kept, as torch's dim overload); integer
     inputs raise PyTorch's error."""
     if input._dtype.category != dtypes.FLOAT and dtype is None:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {_type_name(input._dtype)}")
     x = input._data if dtype is None else input._data.astype(dtype.np)
-    dims = _dims(dim, x.ndim)
-    if dims is None and dim is None:
+    if dim is ALL:
         out = _mean(x, None, False, x.size)
         return make(MEAN, out, (input,), attrs={"self_sym_sizes": x.shape, "numel": x.size})
+    dims = _dims(dim, x.ndim)
     n = 1
     for d in (dims or range(x.ndim)):
         n *= x.shape[d]
@@ -315,8 +330,9 @@ def argmax(input, dim=None, keepdim=False):
     if input._dtype is dtypes.bool_:
         raise RuntimeError("argmax(): does not support bool input")
     check_empty_reduction(x.shape, "argmax", None if dim is None else wrap_dim(dim, x.ndim), arg=True)
-    if dim is None:
-        return Tensor._make(np.asarray(np.argmax(x), dtype=np.int64))
+    if dim is None:  # the flat index; keepdim keeps every dim as size 1
+        r = np.asarray(np.argmax(x), dtype=np.int64)
+        return Tensor._make(r.reshape((1,) * x.ndim) if keepdim else r)
     return Tensor._make(np.asarray(np.argmax(x, axis=wrap_dim(dim, x.ndim), keepdims=keepdim), dtype=np.int64))
 
 
@@ -326,8 +342,9 @@ def argmin(input, dim=None, keepdim=False):
     if input._dtype is dtypes.bool_:
         raise RuntimeError("argmin(): does not support bool input")
     check_empty_reduction(x.shape, "argmin", None if dim is None else wrap_dim(dim, x.ndim), arg=True)
-    if dim is None:
-        return Tensor._make(np.asarray(np.argmin(x), dtype=np.int64))
+    if dim is None:  # the flat index; keepdim keeps every dim as size 1
+        r = np.asarray(np.argmin(x), dtype=np.int64)
+        return Tensor._make(r.reshape((1,) * x.ndim) if keepdim else r)
     return Tensor._make(np.asarray(np.argmin(x, axis=wrap_dim(dim, x.ndim), keepdims=keepdim), dtype=np.int64))
 
 

@@ -395,8 +395,9 @@ def _reduce_bool(fn, name):
     def reduce(input, dim=None, keepdim=False, *, out=None):
         x = input._data
         out_dtype = np.uint8 if x.dtype == np.uint8 else np.bool_
-        if dim is None:
-            return Tensor._make(np.asarray(fn(x != 0)).astype(out_dtype))
+        if dim is None:  # every dim; keepdim keeps them as size 1, as torch's dim overload
+            r = np.asarray(fn(x != 0)).astype(out_dtype)
+            return Tensor._make(r.reshape((1,) * x.ndim) if keepdim else r)
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
         axes = tuple(wrap_dim(d, x.ndim) for d in dims) if x.ndim else ()
         if not axes:
