@@ -280,10 +280,19 @@ def setitem(input, key, value):
             or getattr(type(value), "_np_type", None) in (np.float32, np.float16):
         # torch takes numpy integers and float64 (a Python float) here, not np.bool_/float32/float16
         raise TypeError(f"can't assign a {type(value).__name__} to a torch.{input._dtype.legacy}")
+    if key is False:
+        return  # torch 2.13's THPVariable_setitem writes nothing for ``x[False] = v``
     try:
-        if grad_mode.enabled and input._requires_grad and input._grad_fn is None and _key_makes_view(key):
-            from . import VIEW_LEAF_INPLACE
-            raise RuntimeError(VIEW_LEAF_INPLACE)
+        if grad_mode.enabled and input._requires_grad:
+            via = _key_view_fn(input._data.shape, key)
+            if via is not None:
+                kind = getattr(input, "_view_kind", None)
+                if kind is not None:  # the view written through inherits its creation meta
+                    from . import view_rebase_error
+                    raise view_rebase_error(input, indirect=False, via=via)
+                if input._grad_fn is None:
+                    from . import VIEW_LEAF_INPLACE
+                    raise RuntimeError(VIEW_LEAF_INPLACE)
         check_inplace(input)
     except RuntimeError:
         _setitem_check(input, key, value, inplace_error=True)  # torch reports a bad index or value first
@@ -310,13 +319,28 @@ def setitem(input, key, value):
         raise RuntimeError(INFERENCE_INPLACE)  # after the write, as torch
     input._version_counter.value += 1
     if grad_mode.enabled and (input._requires_grad or (src is not None and src._requires_grad)):
-        edges = (input._edge(), src._edge() if src is not None else (None, 0))
+        target = input
+        if input._base is not None:
+            # torch writes through a view of the view: the CopySlices lands on the base's
+            # history, and the view's grad_fn is regenerated when read (its version moved)
+            target = input._base
+            k = _key_in_base(target._data, input._data, k)
+        edges = (target._edge(), src._edge() if src is not None else (None, 0))
         node = Node(COPY_SLICES, edges, None,
-                    {"key": k, "self_sym_sizes": input._data.shape,
+                    {"key": k, "self_sym_sizes": target._data.shape,
                      "src_sizes": src._data.shape if src is not None else ()},
-                    ((input._data.shape, input._dtype),
+                    ((target._data.shape, target._dtype),
                      (src._data.shape, src._dtype) if src is not None else None))
-        _set_history(input, node)
+        _set_history(target, node)
+
+
+def _key_in_base(base: np.ndarray, view: np.ndarray, key):
+    """The numpy index into ``base`` of the elements ``view[key]`` names (a tuple of index
+    arrays shaped like ``view[key]``)."""
+    pos = _view_positions(base, view)
+    if pos is None:
+        pos = _strided_positions(base, view)
+    return np.unravel_index(np.asarray(pos[key]), base.shape)
 
 
 def _is_advanced_key(key) -> bool:
@@ -327,8 +351,9 @@ def _is_advanced_key(key) -> bool:
 
 
 def _masked_fill_key(key, src) -> bool:
-    """``x[mask] = 0-d value`` is a masked_fill in torch, which casts the value."""
-    return not src._data.ndim and any(isinstance(k, Tensor) and k._dtype is dtypes.bool_ and k._data.ndim > 0
+    """``x[mask] = value`` with a one-element value is a masked_fill in torch 2.13
+    (canDispatchToMaskedFill), which casts the value."""
+    return src._data.size == 1 and any(isinstance(k, Tensor) and k._dtype is dtypes.bool_ and k._data.ndim > 0
                                       for k in (key if type(key) is tuple else (key,)))
 
 
@@ -376,19 +401,36 @@ def _setitem_check(input, key, value, inplace_error=False):
                 f"Tensor sizes: [{', '.join(map(str, vs))}]")
 
 
-def _key_makes_view(key) -> bool:
-    """Whether torch's ``x[key] = v`` writes through a view (an int or a proper slice in
-    the key): then a leaf gets "a view of a leaf Variable ..." rather than "a leaf ..."."""
-    for k in key if isinstance(key, tuple) else (key,):
-        if isinstance(k, bool):
-            continue
-        if isinstance(k, int):
-            return True
-        if isinstance(k, slice) and not (k.start is None and k.stop is None and k.step is None):
-            return True
-        if isinstance(k, Tensor) and not k._data.ndim and k._dtype.category != dtypes.FLOAT:
-            return True  # a 0-d integer or bool tensor: torch indexes through a view
-    return False
+def _key_view_fn(shape, key):
+    """The function of the last view torch's ``x[key] = v`` takes of ``x`` before writing
+    ("Select", "Slice", "Unsqueeze"), or None when it writes into ``x`` itself (torch 2.13
+    applySlicing: a slice covering its whole dim returns ``self``; only advanced indices
+    or an Ellipsis take no view)."""
+    items = key if isinstance(key, tuple) else (key,)
+
+    def dims(k):
+        if k is None or isinstance(k, bool) or k is Ellipsis:
+            return 0
+        if isinstance(k, Tensor) and k._dtype is dtypes.bool_:
+            return k._data.ndim
+        return 1
+
+    fn = None
+    d = 0
+    for k in items:
+        if k is Ellipsis:
+            d += len(shape) - sum(dims(j) for j in items)
+        elif k is None or isinstance(k, bool) or (isinstance(k, Tensor) and k._dtype is dtypes.bool_ and not k._data.ndim):
+            fn = "Unsqueeze"
+        elif isinstance(k, int) or (isinstance(k, Tensor) and not k._data.ndim and k._dtype.category != dtypes.FLOAT):
+            fn = "Select"
+        elif isinstance(k, slice):
+            n = shape[d] if d < len(shape) else 0
+            stop = k.stop.__index__() if k.stop is not None else None
+            if not (k.start in (None, 0) and k.step in (None, 1) and (stop is None or stop >= n)):
+                fn = "Slice"
+        d += dims(k) if k is not Ellipsis else 0
+    return fn
 
 
 @op("as_strided", "AsStridedBackward0", ("self",),
