@@ -293,3 +293,152 @@ def test_the_view_a_key_writes_through_names_torchs_error():
 """)
     want = _same("\n".join(lines), "keys")
     assert want.count("RuntimeError") == 3 * (len(KEYS) - 1)
+
+
+# -- retain_grad() on a tensor later modified in place ----------------------------------------
+# torch moves the retained grad to the tensor's new history (update_tensor_hooks_on_new_gradfn):
+# .grad after backward is the gradient w.r.t. the tensor as modified, not as it was
+
+INPLACE = ["x.add_(1.5)", "x.mul_(a)", "x[0] = a[1] * 5", "x.relu_()", "x.sub_(a, alpha=0.5)", "x.exp_()",
+           "x.div_(2)", "x[1:].mul_(3)", "x.clamp_(-1, 1)", "x.copy_(a * a)", "x += a", "x *= 2",
+           "x[x > 0] = 0.25", "x.neg_()", "x.tanh_()", "x.pow_(2)"]
+
+
+def _retain_script(seed: int) -> str:
+    rng = random.Random(1000 + seed)
+    shape = rng.choice([(3,), (4,), (2, 3)])
+    steps = rng.sample(INPLACE, rng.randint(1, 3))
+    lines = [f"a = {_vals(rng, shape)}.requires_grad_()", "x = a * 2"]
+    if rng.random() < 0.4:
+        lines += ["y = x.view(-1)", "y.retain_grad()"]
+    else:
+        lines.append("y = None")
+    lines.append("x.retain_grad()")
+    for i, st in enumerate(steps):
+        lines.append(st)
+        if rng.random() < 0.3:
+            lines.append("x.retain_grad()")
+        if rng.random() < 0.3:
+            lines.append(f"x.register_hook(lambda g: print('hook {i}', g))")
+    lines += [
+        f"k = torch.arange(1.0, x.numel() + 1).reshape(x.shape)",
+        "loss = (x * k).sum() + (0 if y is None else (y * y).sum())",
+        "attempt('backward', lambda: loss.backward())",
+        "print(x.grad_fn.name(), x.retains_grad, x.grad, a.grad)",
+        "if y is not None:",
+        "    print(y.grad_fn.name(), y.retains_grad, y.grad)",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("seed", range(32))
+def test_retained_grad_follows_inplace_ops_generated(seed):
+    _same(_retain_script(seed), f"retain{seed}")
+
+
+RETAIN = {
+    "view_retains_then_view_modified": """
+a = torch.tensor([1.0, -2.0, 3.0, 4.0], requires_grad=True)
+x = a * 2
+v = x[1:3]
+v.retain_grad()
+x.retain_grad()
+v.mul_(a[:2])
+(x * torch.tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
+print(v.grad_fn.name(), v.grad, x.grad_fn.name(), x.grad, a.grad)
+""",
+    "base_retains_then_written_through_view": """
+a = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+c = torch.tensor(3.0, requires_grad=True)
+x = a + 1
+x.retain_grad()
+w = x.t()[1]
+w[0] = c * c
+(x ** 2).sum().backward()
+print(x.grad_fn.name(), x.grad, a.grad, c.grad)
+""",
+    "second_output_of_max": """
+a = torch.tensor([[1.0, 5.0], [7.0, 2.0]], requires_grad=True)
+vals, idx = (a * 1).max(1)
+vals.retain_grad()
+vals.mul_(idx + 2)
+vals.sum().backward()
+print(vals.grad_fn.name(), vals.grad, a.grad)
+""",
+    "inplace_under_no_grad_keeps_the_node": """
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+x = a * 3
+x.retain_grad()
+with torch.no_grad():
+    x.add_(1)
+(x * x).sum().backward()
+print(x.grad_fn.name(), x.grad, a.grad)
+""",
+    "two_backward_passes": """
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+x = a * 3
+x.retain_grad()
+y = x.sum() * 2
+x.mul_(a)
+(x * 5).sum().backward(retain_graph=True)
+print(x.grad)
+(x * 5).sum().backward(retain_graph=True)
+print(x.grad, a.grad)
+y.backward()
+print(x.grad, a.grad)
+""",
+    "autograd_grad_leaves_grad_alone": """
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+x = a * 3
+x.retain_grad()
+x.sin_()
+s = x.sum()
+g, = torch.autograd.grad(s, a, retain_graph=True)
+print(g, x.grad)
+s.backward()
+print(x.grad)
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(RETAIN))
+def test_retained_grad_follows_inplace_ops(name):
+    _same(RETAIN[name], name)
+
+
+# -- the node x[key] = value leaves, as torch 2.13's THPVariable_setitem makes it --------------
+# CopySlices when it writes through a view of x; IndexPutBackward0 (advanced indices),
+# FillBackward3 (a 0-d value) or CopyBackwards when it writes into x itself; a value with
+# leading 1s is viewed without them, and expanded to the written region unless index_put_
+
+SET_KEYS = ["1:", "1", ":, 0", "...", ":", ":, :", "[0, 2]", "b[:, 0] > 2", ":, [1, 3]", "0, [1, 3]", "None", "..., -1"]
+SET_VALUES = ["5.0", "c", "c.view(1)", "s[0]", "s[:1]", "s[:1, :1]", "s[0].view(1, 1, 4)", "torch.tensor(2.0)"]
+
+
+def test_setitem_leaves_torchs_node():
+    lines = ["a = torch.arange(1.0, 13.0).reshape(3, 4).requires_grad_()",
+             "c = torch.tensor(2.0, requires_grad=True)",
+             "s = torch.linspace(-1, 1, 12).reshape(3, 4).requires_grad_()", "cases = []"]
+    n = 0
+    for k in SET_KEYS:
+        for v in SET_VALUES:
+            lines += [f"def f{n}(b):", f"    b[{k}] = {v}", f"cases.append(({k + ' = ' + v!r}, f{n}))"]
+            n += 1
+    lines.append("""for label, f in cases:
+    for through_view in (False, True):
+        a.grad = c.grad = s.grad = None
+        b = a * 1
+        t = b[:] if through_view else b
+        try:
+            f(t)
+        except RuntimeError as e:
+            print(label, "RuntimeError:", e)
+            continue
+        show(label, b)
+        (b * torch.arange(12.0).reshape(3, 4)).sum().backward()
+        print(a.grad, c.grad, s.grad)
+""")
+    want = _same("\n".join(lines), "setitem_nodes")
+    for name in ("IndexPutBackward0", "FillBackward3", "CopyBackwards", "CopySlices", "ExpandBackward0", "ViewBackward0"):
+        assert name in want

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import dtypes, grad_mode, record as _record
 from ..node import Node, SavedTensor, op_node as _op_node
-from ..tensor import Tensor
+from ..tensor import Tensor, move_retained_grad
 
 OPS: dict[str, "Op"] = {}          # op name -> Op
 TORCH: dict[str, object] = {}      # torch.<name>
@@ -502,6 +502,7 @@ def commit_inplace(t: Tensor, result: Tensor) -> Tensor:
                 v.counter = t._version_counter
                 v.version = t._version_counter.value
     if node is not None:
+        move_retained_grad(t, t._grad_fn, node, result._output_nr)
         t.grad_fn = node  # a view's version is recorded: its history is current
         t._output_nr = result._output_nr
         t._requires_grad = True
@@ -535,7 +536,7 @@ def _type_word(d) -> str:
 def _rebase_view(base: Tensor, view: Tensor) -> None:
     """After an in-place op on a view, the base's history passes through the view's new
     node (PyTorch's CopySlices)."""
-    from .indexing import rebase_base_through_view
+    from .rebase import rebase_base_through_view
     rebase_base_through_view(base, view)
 
 
