@@ -519,8 +519,20 @@ def _view_grad_fn(view: Tensor, fn):
     if getattr(view, "_view_kind", None) is not None:
         from .ops import view_rebase_error
         raise view_rebase_error(view, indirect=True)
-    from .ops.indexing import as_strided_history
-    return as_strided_history(base, view, fn)
+    from .ops.rebase import as_strided_history
+    return as_strided_history(base, view)
+
+
+def move_retained_grad(t: Tensor, old, new, nr: int) -> None:
+    """``t``'s history changed from ``old`` to ``new`` (output ``nr``): a ``retain_grad()``
+    moves with it, so ``t.grad`` is the gradient w.r.t. the tensor as modified (torch 2.13
+    update_tensor_hooks_on_new_gradfn). Hooks stay on ``old``."""
+    if t._retains_grad and old is not None and old is not new and old.retains_grad:
+        ref = old.retains_grad.pop(t._output_nr, None)
+        if ref is not None:
+            if new.retains_grad is None:
+                new.retains_grad = {}
+            new.retains_grad[nr] = ref
 
 
 # the C++ type names torch 2.13 prints for a gradient's dtype in ``.grad`` assignment errors

@@ -243,11 +243,13 @@ ELEMENTWISE = {
     "reciprocal", "sin", "cos", "tan", "tanh", "sigmoid", "abs", "relu", "clamp", "clamp_min",
     "clamp_max", "maximum", "minimum", "clone", "alias", "to_copy", "erf", "gelu", "silu", "softplus",
     "leaky_relu", "hardtanh", "where", "masked_fill", "frac", "round", "floor", "ceil", "trunc", "sign",
+    "atan2", "hypot", "xlogy", "fmod", "remainder",
 }
 MATRIX = {"mm", "addmm", "mv", "dot", "bmm", "matmul_batched"}
 
 _SYMBOLS = ("self", "other", "exponent", "result", "tensor", "vec", "mat1", "mat2", "alpha", "input",
-            "index", "dim", "min", "max", "negative_slope", "beta", "threshold")
+            "index", "dim", "min", "max", "negative_slope", "beta", "threshold", "target", "end", "weight",
+            "tensor1", "tensor2", "source", "src", "values", "x1", "x2", "batch1", "batch2")
 
 
 _LOCAL_NP = {
@@ -259,6 +261,12 @@ _LOCAL_NP = {
     "reciprocal": {"self": lambda v: -1.0 / (v["self"] * v["self"])},
     "div": {"self": lambda v: 1.0 / v["other"], "other": lambda v: -v["self"] / (v["other"] * v["other"])},
     "mul": {"self": lambda v: v["other"], "other": lambda v: v["self"]},
+    "atan2": {"self": lambda v: v["other"] / (v["self"] ** 2 + v["other"] ** 2),
+              "other": lambda v: -v["self"] / (v["self"] ** 2 + v["other"] ** 2)},
+    "hypot": {"self": lambda v: v["self"] / np.hypot(v["self"], v["other"]),
+              "other": lambda v: v["other"] / np.hypot(v["self"], v["other"])},
+    "xlogy": {"self": lambda v: np.where((v["self"] == 0) & (v["other"] <= 0), 0.0, np.log(v["other"])),
+              "other": lambda v: v["self"] / v["other"]},
 }
 
 

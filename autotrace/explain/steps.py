@@ -384,7 +384,8 @@ class _Explainer:
         elif rule_text is not None or (getattr(op, "vjp", None) and name in op.vjp):
             vjp = op.vjp.get(name, "")
             r = rule_text if rule_text not in (None, "1") else None
-            attrs = {k: labels[k] for k in ("self", "index") if k in labels}
+            # every input by its name in the script (mse_loss's target, lerp's end, ...)
+            attrs = {k: labels[k] for k in ("self", "index", *getattr(op, "inputs", ())) if k in labels}
             if "dim" in labels:
                 attrs["dim"] = f"dim {labels['dim']}"
             vjp = re.sub(r"\bgrad\b", self._d(out), self._substitute(vjp, attrs), flags=re.ASCII)
@@ -464,8 +465,14 @@ class _Explainer:
     def _substitute(rule: str, mapping: dict) -> str:
         def rep(m):
             k = m.group(0)
-            return str(mapping.get(k, k))
-        s = re.sub(r"\b(" + "|".join(_SYMBOLS) + r")\b", rep, rule, flags=re.ASCII)
+            v = str(mapping.get(k, k))
+            before, after = rule[m.start() - 1:m.start()], rule[m.end():m.end() + 1]
+            if v[:1] in "-−" and after in ("²", "³"):
+                return f"({v})"  # −1.5² would read as −(1.5²)
+            if before == "(" and after in (")", ",") and _wrapped(v):
+                return v[1:-1]   # log(x.abs()), not log((x.abs()))
+            return v
+        s = re.sub(r"\b(" + "|".join(_SYMBOLS) + r")\b(?!\()", rep, rule, flags=re.ASCII)
         s = s.replace("−1·", "−").replace("-1·", "-")
         s = re.sub(r"^-(-?\d)", lambda m: str(-int(m.group(1))) if m.group(1).lstrip("-").isdigit() else m.group(0), s)
         return s.replace("--", "")
@@ -482,6 +489,19 @@ class _Explainer:
             names = list(getattr(na.op, "inputs", ()) or ())
             sym += " " + text("label.via", input=names[i] if i < len(names) else text("label.input_n", index=i))
         return sym
+
+
+def _wrapped(v: str) -> bool:
+    """Whether ``v`` is one parenthesised expression, ``(…)`` with its outer pair matched."""
+    if not (v.startswith("(") and v.endswith(")")):
+        return False
+    depth = 0
+    for i, ch in enumerate(v):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and i < len(v) - 1:
+            return False
+    return True
 
 
 MATRIX_NUMBERS = 6  # matrices of at most this many elements are written out in a matrix step

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import dtypes, grad_mode, record as _record
 from ..node import Node, SavedTensor, op_node as _op_node
-from ..tensor import Tensor
+from ..tensor import Tensor, move_retained_grad
 
 OPS: dict[str, "Op"] = {}          # op name -> Op
 TORCH: dict[str, object] = {}      # torch.<name>
@@ -422,7 +422,7 @@ INFERENCE_INPLACE = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal "
     "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
 NO_GRAD_VIEW_INPLACE = (
-    "A view was created in no_grad mode and {modified} modified inplace with grad mode enabled. Given "
+    "{prefix} no_grad mode and {modified} modified inplace with grad mode enabled. Given "
     "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
     "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
     "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
@@ -432,17 +432,22 @@ MULTI_VIEW_INPLACE = (
     "inplace. You should replace the inplace operation by an out-of-place one.")
 
 
-def view_rebase_error(t: Tensor, indirect: bool) -> RuntimeError:
+def view_rebase_error(t: Tensor, indirect: bool, via: str | None = None) -> RuntimeError:
     """torch 2.13 ``handle_view_on_rebase``'s error for a view made in no_grad mode or by a
-    multi-output op: modified in place itself, or (``indirect``) its base or another view of
-    the base was, found when its ``grad_fn`` is read."""
+    multi-output op (or a view of such a view, which inherits its creation meta): modified
+    in place itself, or (``indirect``) its base or another view of the base was, found when
+    its ``grad_fn`` is read. ``via`` names the function of the view ``x[key] = v`` writes
+    through ("Select", "Slice", "Unsqueeze"), output 0 of it, instead of ``t``'s own."""
     modified = "its base or another view of its base has been" if indirect else "is being"
     fn = t._grad_fn
-    if fn is not None:
+    nr, node = (0, via) if via is not None else (t._output_nr, None)
+    if node is None and fn is not None:
         # torch names the function, not its node: "Output 0 of Unbind", "of SplitWithSizes"
-        return RuntimeError(MULTI_VIEW_INPLACE.format(nr=t._output_nr, node=re.sub(r"Backward\d*$", "", fn.op.node),
-                                                      modified=modified))
-    return RuntimeError(NO_GRAD_VIEW_INPLACE.format(modified=modified))
+        node = re.sub(r"Backward\d*$", "", fn.op.node)
+    if getattr(t, "_view_kind", None) == "multi":
+        return RuntimeError(MULTI_VIEW_INPLACE.format(nr=nr, node=node, modified=modified))
+    prefix = f"Output {nr} of {node} is a view of a view which was created in" if node else "A view was created in"
+    return RuntimeError(NO_GRAD_VIEW_INPLACE.format(prefix=prefix, modified=modified))
 
 
 def check_inplace(t: Tensor, view_of_leaf: bool = True) -> None:
@@ -497,6 +502,7 @@ def commit_inplace(t: Tensor, result: Tensor) -> Tensor:
                 v.counter = t._version_counter
                 v.version = t._version_counter.value
     if node is not None:
+        move_retained_grad(t, t._grad_fn, node, result._output_nr)
         t.grad_fn = node  # a view's version is recorded: its history is current
         t._output_nr = result._output_nr
         t._requires_grad = True
@@ -530,7 +536,7 @@ def _type_word(d) -> str:
 def _rebase_view(base: Tensor, view: Tensor) -> None:
     """After an in-place op on a view, the base's history passes through the view's new
     node (PyTorch's CopySlices)."""
-    from .indexing import rebase_base_through_view
+    from .rebase import rebase_base_through_view
     rebase_base_through_view(base, view)
 
 

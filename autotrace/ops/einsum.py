@@ -48,6 +48,8 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         n = max(0, min(n1 + offset, n2))
         i1, i2 = np.arange(n) - offset, np.arange(n)
     out = np.diagonal(x, offset, d1, d2)
+    if x.flags.writeable:
+        out.setflags(write=True)  # numpy's diagonal is read-only; torch's is written through
     # the key that writes the diagonal back: other dims broadcast, the diagonal last
     rest = [d for d in range(x.ndim) if d not in (d1, d2)]
     key = [None] * x.ndim

@@ -11,6 +11,7 @@ from .. import dtypes, grad_mode, resources
 from ..node import Node
 from ..tensor import Tensor, wrap_dim
 from . import OPERANDS, check_inplace, export, make, op
+from .rebase import key_in_base, set_history
 from .shape import _view_of, sum_to, unsqueeze
 from .errors import type_str
 
@@ -280,10 +281,19 @@ def setitem(input, key, value):
             or getattr(type(value), "_np_type", None) in (np.float32, np.float16):
         # torch takes numpy integers and float64 (a Python float) here, not np.bool_/float32/float16
         raise TypeError(f"can't assign a {type(value).__name__} to a torch.{input._dtype.legacy}")
+    if key is False:
+        return  # torch 2.13's THPVariable_setitem writes nothing for ``x[False] = v``
     try:
-        if grad_mode.enabled and input._requires_grad and input._grad_fn is None and _key_makes_view(key):
-            from . import VIEW_LEAF_INPLACE
-            raise RuntimeError(VIEW_LEAF_INPLACE)
+        if grad_mode.enabled and input._requires_grad:
+            via = _key_view_fn(input._data.shape, key)
+            if via is not None:
+                kind = getattr(input, "_view_kind", None)
+                if kind is not None:  # the view written through inherits its creation meta
+                    from . import view_rebase_error
+                    raise view_rebase_error(input, indirect=False, via=via)
+                if input._grad_fn is None:
+                    from . import VIEW_LEAF_INPLACE
+                    raise RuntimeError(VIEW_LEAF_INPLACE)
         check_inplace(input)
     except RuntimeError:
         _setitem_check(input, key, value, inplace_error=True)  # torch reports a bad index or value first
@@ -310,13 +320,50 @@ def setitem(input, key, value):
         raise RuntimeError(INFERENCE_INPLACE)  # after the write, as torch
     input._version_counter.value += 1
     if grad_mode.enabled and (input._requires_grad or (src is not None and src._requires_grad)):
-        edges = (input._edge(), src._edge() if src is not None else (None, 0))
-        node = Node(COPY_SLICES, edges, None,
-                    {"key": k, "self_sym_sizes": input._data.shape,
-                     "src_sizes": src._data.shape if src is not None else ()},
-                    ((input._data.shape, input._dtype),
+        if src is not None and src._requires_grad and src._data.ndim:
+            src = _value_as_written(src, np.shape(input._data[k]), _is_advanced_key(key))
+        target = input
+        if input._base is not None:
+            # torch writes through a view of the view: the CopySlices lands on the base's
+            # history, and the view's grad_fn is regenerated when read (its version moved)
+            target = input._base
+            k = key_in_base(target._data, input._data, k)
+        edges = (target._edge(), src._edge() if src is not None else (None, 0))
+        op_ = COPY_SLICES
+        if target is input and _key_view_fn(input._data.shape, key) is None:
+            # torch writes into x itself, no view to copy into: index_put_ for advanced
+            # indices, else copy_to's fill_ (a 0-d value) or copy_
+            if _is_advanced_key(key):
+                from .put import INDEX_PUT as op_
+            elif src is None or not src._data.ndim:
+                from .arith import FILL_TENSOR as op_
+            else:
+                from .fills import COPY as op_
+        node = Node(op_, edges, None,
+                    {"key": k, "self_sym_sizes": target._data.shape, "accumulate": False,
+                     "src_sizes": src._data.shape if src is not None else (),
+                     "values_sizes": src._data.shape if src is not None else (),
+                     "src_dtype": src._dtype if src is not None else None},
+                    ((target._data.shape, target._dtype),
                      (src._data.shape, src._dtype) if src is not None else None))
-        _set_history(input, node)
+        set_history(target, node)
+
+
+def _value_as_written(src: Tensor, shape, advanced: bool) -> Tensor:
+    """The value torch 2.13's setitem writes: leading 1s dropped by a view
+    (slicePrefix1sSize), then, unless index_put_ takes it, expanded to the written
+    region's ``shape`` (copy_to) — ViewBackward0 and ExpandBackward0 in the graph."""
+    from .shape import expand, view
+    sizes = src._data.shape
+    stripped = sizes
+    while stripped and stripped[0] == 1:
+        stripped = stripped[1:]
+    if advanced:
+        return view(src, *stripped) if stripped != sizes else src
+    if sizes == tuple(shape):
+        return src
+    src = view(src, *stripped)
+    return expand(src, *shape) if stripped != tuple(shape) else src
 
 
 def _is_advanced_key(key) -> bool:
@@ -327,8 +374,9 @@ def _is_advanced_key(key) -> bool:
 
 
 def _masked_fill_key(key, src) -> bool:
-    """``x[mask] = 0-d value`` is a masked_fill in torch, which casts the value."""
-    return not src._data.ndim and any(isinstance(k, Tensor) and k._dtype is dtypes.bool_ and k._data.ndim > 0
+    """``x[mask] = value`` with a one-element value is a masked_fill in torch 2.13
+    (canDispatchToMaskedFill), which casts the value."""
+    return src._data.size == 1 and any(isinstance(k, Tensor) and k._dtype is dtypes.bool_ and k._data.ndim > 0
                                       for k in (key if type(key) is tuple else (key,)))
 
 
@@ -352,6 +400,8 @@ def _setitem_check(input, key, value, inplace_error=False):
     if not isinstance(value, Tensor) or (inplace_error and advanced):
         return
     vs = value._data.shape
+    while vs and vs[0] == 1:
+        vs = vs[1:]  # torch's setitem views the value without leading 1s first
     if advanced:
         try:
             ok = np.broadcast_shapes(vs, target) == tuple(target)
@@ -376,172 +426,36 @@ def _setitem_check(input, key, value, inplace_error=False):
                 f"Tensor sizes: [{', '.join(map(str, vs))}]")
 
 
-def _key_makes_view(key) -> bool:
-    """Whether torch's ``x[key] = v`` writes through a view (an int or a proper slice in
-    the key): then a leaf gets "a view of a leaf Variable ..." rather than "a leaf ..."."""
-    for k in key if isinstance(key, tuple) else (key,):
-        if isinstance(k, bool):
-            continue
-        if isinstance(k, int):
-            return True
-        if isinstance(k, slice) and not (k.start is None and k.stop is None and k.step is None):
-            return True
-        if isinstance(k, Tensor) and not k._data.ndim and k._dtype.category != dtypes.FLOAT:
-            return True  # a 0-d integer or bool tensor: torch indexes through a view
-    return False
+def _key_view_fn(shape, key):
+    """The function of the last view torch's ``x[key] = v`` takes of ``x`` before writing
+    ("Select", "Slice", "Unsqueeze"), or None when it writes into ``x`` itself (torch 2.13
+    applySlicing: a slice covering its whole dim returns ``self``; only advanced indices
+    or an Ellipsis take no view)."""
+    items = key if isinstance(key, tuple) else (key,)
 
+    def dims(k):
+        if k is None or isinstance(k, bool) or k is Ellipsis:
+            return 0
+        if isinstance(k, Tensor) and k._dtype is dtypes.bool_:
+            return k._data.ndim
+        return 1
 
-@op("as_strided", "AsStridedBackward0", ("self",),
-    vjp={"self": "zeros(self.sizes()) with grad added at the view's positions"},
-    local={"self": "1 at the view's positions"})
-def AS_STRIDED(ctx, g):
-    pos = ctx.positions
-    flat = embed(g.reshape(-1), (int(np.prod(ctx.self_sym_sizes, dtype=np.int64)),), (pos.reshape(-1),),
-                 accumulate=True)
-    return (flat.reshape(ctx.self_sym_sizes),)
-
-
-def _set_history(t: Tensor, node) -> None:
-    """An in-place write gave ``t`` a new history: ``node`` becomes its grad_fn (output 0)
-    and the record of the node describes ``t``."""
-    if node.rec is not None:
-        node.rec.shape = t._data.shape
-        node.rec.dtype = t._dtype.name
-        node.rec.var_name = t._name
-    t.grad_fn = node
-    t._output_nr = 0
-    t._requires_grad = True
-
-
-def rebase_base_through_view(base: Tensor, view: Tensor) -> None:
-    """An in-place op on a view changed part of ``base``: its history becomes a
-    CopySlices node whose source is the view's new history (PyTorch's rebase), and the
-    view's own ``grad_fn`` becomes AsStridedBackward0 of the base's new history."""
-    if base._data.shape == view._data.shape and base._data is view._data:
-        base.grad_fn = view._grad_fn
-        base._requires_grad = True
-        return
-    # Find where the view sits inside the base's storage.
-    pos = _view_positions(base._data, view._data)
-    if pos is None:
-        return
-    key = np.zeros(base._data.shape, dtype=bool)
-    key.reshape(-1)[pos.reshape(-1)] = True
-    # like torch, CopySlices wraps the op's node: its edges are the base's history and the
-    # op's other inputs; backward runs the op's backward on the view's part of the grad
-    fn = view._grad_fn
-    edges = (base._edge(),) + tuple(fn.next_functions[1:])
-    node = Node(COPY_SLICES_VIEW, edges, None,
-                {"key": key, "self_sym_sizes": base._data.shape, "src_sizes": view._data.shape,
-                 "positions": pos, "fn": fn},
-                ((base._data.shape, base._dtype),) + tuple(fn.in_meta[1:]))
-    _set_history(base, node)
-    as_strided_history(base, view, fn, pos)
-
-
-def as_strided_history(base: Tensor, view: Tensor, old, pos=None):
-    """Give ``view`` the history torch 2.13 regenerates for a view whose base changed in
-    place (VariableHooks::grad_fn without view replay): an AsStridedBackward0 node whose
-    next edge is ``base``'s current gradient edge, the view's version recorded; a
-    ``retain_grad`` moves from ``old`` (the view's previous node) to it, as torch's
-    update_tensor_hooks_on_new_gradfn does. Returns the node."""
-    if pos is None:
-        pos = _view_positions(base._data, view._data)
-        if pos is None:
-            pos = _strided_positions(base._data, view._data)
-    b, v = base._data, view._data
-    attrs = {"self_sym_sizes": b.shape, "positions": pos, "size": v.shape,
-             "stride": tuple(s // v.itemsize for s in v.strides),
-             "storage_offset": (v.__array_interface__["data"][0] - b.__array_interface__["data"][0]) // v.itemsize}
-    vnode = Node(AS_STRIDED, (base._edge(),), None, attrs, ((b.shape, base._dtype),),
-                 shape=v.shape, dtype=view._dtype.name)
-    nr = view._output_nr
-    _set_history(view, vnode)
-    if view._retains_grad and old is not None and old.retains_grad:
-        ref = old.retains_grad.pop(nr, None)
-        if ref is not None:
-            vnode.retains_grad = {0: ref}
-    return vnode
-
-
-@op("copy_slices_view", "CopySlices", ("self", "other"),
-    vjp={"self": "grad outside the view; the wrapped op's grad for its input inside it",
-         "other": "the wrapped op's grad for its other inputs"},
-    local={"self": "1 outside the written view; the op's derivative inside"})
-def COPY_SLICES_VIEW(ctx, g):
-    from .. import engine
-    from .unary import masked_fill
-    fn = ctx.fn
-    pos = ctx.positions
-    g_view = take(g.reshape(-1), (pos,))
-    res = engine._call(fn, [g_view])
-    gs = masked_fill(g, Tensor._make(ctx.key), 0.0)
-    inner = res[0] if res else None
-    if inner is not None:
-        inner = engine._validate(inner, fn.in_meta[0])
-        n = int(np.prod(ctx.self_sym_sizes, dtype=np.int64))
-        gs = gs + embed(inner.reshape(-1), (n,), (pos.reshape(-1),), accumulate=True).reshape(ctx.self_sym_sizes)
-    return (gs,) + tuple(res[1:])
-
-
-def _view_positions(base: np.ndarray, view: np.ndarray):
-    """For each element of ``view``, its flat (C-order) index in ``base``; None when
-    ``view`` does not sit inside a C-contiguous ``base``."""
-    if not base.flags.c_contiguous or not np.shares_memory(base, view):
-        return None
-    offset0 = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // base.itemsize
-    pos = np.full(view.shape, offset0, dtype=np.int64)
-    for d, st in enumerate(view.strides):
-        shape = [1] * view.ndim
-        shape[d] = view.shape[d]
-        pos = pos + (np.arange(view.shape[d]) * (st // base.itemsize)).reshape(shape)
-    return pos
-
-
-def _strided_positions(base: np.ndarray, view: np.ndarray):
-    """:func:`_view_positions` for any ``base`` whose elements have distinct addresses (a
-    non-contiguous one too): each view element's flat (C-order) index in ``base``, found by
-    its address."""
-    item = base.itemsize
-
-    def addresses(a):
-        out = np.full(a.shape, a.__array_interface__["data"][0], dtype=np.int64)
-        for d, st in enumerate(a.strides):
-            shape = [1] * a.ndim
-            shape[d] = a.shape[d]
-            out = out + (np.arange(a.shape[d], dtype=np.int64) * st).reshape(shape)
-        return out.reshape(-1)
-
-    if not view.size:
-        return np.zeros(view.shape, dtype=np.int64)
-    at = addresses(base)
-    order = np.argsort(at, kind="stable")
-    want = addresses(view)
-    found = np.searchsorted(at[order], want)
-    pos = order[np.clip(found, 0, len(order) - 1)]
-    if (at[pos] != want).any() or np.unique(at).size != at.size:
-        raise RuntimeError(f"autotrace: cannot place a view of shape {list(view.shape)} inside its base "
-                           f"of shape {list(base.shape)} (strides {[s // item for s in base.strides]})")
-    return pos.reshape(view.shape)
-
-
-def _view_key(base: np.ndarray, view: np.ndarray):
-    """A numpy index with ``base[key]`` covering exactly ``view``'s elements, or None."""
-    if not np.shares_memory(base, view):
-        return None
-    mask = np.zeros(base.shape, dtype=bool)
-    # map every element of the view to its base position by offset arithmetic
-    offset0 = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // base.itemsize
-    strides = [s // base.itemsize for s in view.strides]
-    pos = np.full(view.shape, offset0, dtype=np.int64)
-    for d, s in enumerate(strides):
-        shape = [1] * view.ndim
-        shape[d] = view.shape[d]
-        pos = pos + (np.arange(view.shape[d]) * s).reshape(shape)
-    if base.flags.c_contiguous:
-        mask.reshape(-1)[pos.reshape(-1)] = True
-        return mask
-    return None
+    fn = None
+    d = 0
+    for k in items:
+        if k is Ellipsis:
+            d += len(shape) - sum(dims(j) for j in items)
+        elif k is None or isinstance(k, bool) or (isinstance(k, Tensor) and k._dtype is dtypes.bool_ and not k._data.ndim):
+            fn = "Unsqueeze"
+        elif isinstance(k, int) or (isinstance(k, Tensor) and not k._data.ndim and k._dtype.category != dtypes.FLOAT):
+            fn = "Select"
+        elif isinstance(k, slice):
+            n = shape[d] if d < len(shape) else 0
+            stop = k.stop.__index__() if k.stop is not None else None
+            if not (k.start in (None, 0) and k.step in (None, 1) and (stop is None or stop >= n)):
+                fn = "Slice"
+        d += dims(k) if k is not Ellipsis else 0
+    return fn
 
 
 @op("scatter_back", "IndexBackward0", ("self",), vjp={"self": "grad gathered at indices"}, local={"self": "1"})

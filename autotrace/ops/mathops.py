@@ -60,8 +60,8 @@ def logit(input, eps=None):
     return make(LOGIT, np.asarray(out, dtype=x.dtype), (input,), save={"self": input}, attrs={"eps": eps})
 
 
-def _pair(name, node, fn, vjp, backward, save=True):
-    o = op(name, node, ("self", "other"), vjp=vjp)(backward)
+def _pair(name, node, fn, vjp, local, backward):
+    o = op(name, node, ("self", "other"), vjp=vjp, local=local)(backward)
 
     def f(input, other):
         a, b, ad, bd, dt = _binary(input, other)
@@ -98,7 +98,8 @@ def _atan2_back(ctx, g):
 
 atan2 = _pair("atan2", "Atan2Backward0", np.arctan2,
               {"self": "grad * other / (self² + other²) (0 where self² + other² = 0)",
-               "other": "-grad * self / (self² + other²) (0 where self² + other² = 0)"}, _atan2_back)
+               "other": "-grad * self / (self² + other²) (0 where self² + other² = 0)"},
+              {"self": "other/(self² + other²)", "other": "−self/(self² + other²)"}, _atan2_back)
 
 
 def _hypot_back(ctx, g):
@@ -108,7 +109,8 @@ def _hypot_back(ctx, g):
 
 
 hypot = _pair("hypot", "HypotBackward0", np.hypot,
-              {"self": "grad * self / result", "other": "grad * other / result"}, _hypot_back)
+              {"self": "grad * self / result", "other": "grad * other / result"},
+              {"self": "self/result", "other": "other/result"}, _hypot_back)
 
 
 def _xlogy_back(ctx, g):
@@ -127,7 +129,8 @@ def _xlogy(a, b):
 
 
 xlogy = _pair("xlogy", "XlogyBackward0", _xlogy,
-    {"self": "grad * log(other) (0 where self = 0 and other <= 0)", "other": "grad * self / other"}, _xlogy_back)
+    {"self": "grad * log(other) (0 where self = 0 and other <= 0)", "other": "grad * self / other"},
+    {"self": "log(other)  (0 where self = 0 and other ≤ 0)", "other": "self/other"}, _xlogy_back)
 
 
 @op("lerp", "LerpBackward0", ("self", "end"), vjp={"self": "grad * (1 - weight)", "end": "grad * weight"},

@@ -73,7 +73,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """Batch normalisation over dim 1 (NativeBatchNormBackward0; inputs input, weight,
     bias). Training normalises with the biased batch variance and updates the running
     stats in place: ``running = (1 − momentum)·running + momentum·batch`` with the
-    *unbiased* batch variance (torch 2.13); eval uses the running stats. Errors as torch:
+    *unbiased* batch variance (torch 2.13; the kernel writes them directly, so their
+    ``_version`` does not move); eval uses the running stats. Errors as torch:
     a single value per channel in training is a ValueError."""
     if input.ndim < 2:  # torch 2.13 reads size(1) of a 1-d input as 0
         raise RuntimeError(f"running_mean should contain 0 elements not "
@@ -101,13 +102,11 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             m = float(momentum)
             rm = running_mean._data
             rm[...] = ((1 - m) * rm + m * mean.reshape(-1)).astype(rm.dtype)
-            running_mean._version_counter.value += 1
         if running_var is not None:
             m = float(momentum)
             rv = running_var._data
             unbiased = var.reshape(-1) * (n / (n - 1))
             rv[...] = ((1 - m) * rv + m * unbiased).astype(rv.dtype)
-            running_var._version_counter.value += 1
     else:
         mean = running_mean._data.astype(np.float64).reshape(bshape)
         var = running_var._data.astype(np.float64).reshape(bshape)

@@ -40,6 +40,10 @@ def _view_of(base: Tensor, t: Tensor) -> Tensor:
         t._view_kind = "no_grad"
         if base._requires_grad:
             t._requires_grad = True
+    elif base._base is not None:
+        kind = getattr(base, "_view_kind", None)
+        if kind is not None:  # torch's propagate_creation_meta: a view of such a view is one too
+            t._view_kind = kind
     return t
 
 

@@ -365,6 +365,7 @@ class PReLU(Module):
         object.__setattr__(self, "num_parameters", num_parameters)
         object.__setattr__(self, "init", init)
         self.weight = make_parameter(Tensor._make(np.full((num_parameters,), init, dtype=dt.np)))
+        self.weight._version_counter.value += 1   # torch 2.13 fills it with init.constant_
 
     def forward(self, input):
         return F["prelu"](input, self.weight)

@@ -18,10 +18,12 @@ from .module import Module  # noqa: F401  (re-exported: torch.nn.Module)
 
 
 def make_parameter(data=None, requires_grad=True):
-    """``nn.Parameter(tensor)``: a leaf sharing the tensor's data."""
+    """``nn.Parameter(tensor)``: a leaf sharing the tensor's data and version counter
+    (torch 2.13's ``_make_subclass`` detaches, which keeps the counter)."""
     if data is None:
         data = Tensor._make(np.zeros((0,), dtype=np.float32))
     p = Parameter._make(data._data, data._dtype)
+    p._counter = data._version_counter
     if requires_grad:
         if p._dtype.category != dtypes.FLOAT:
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
@@ -42,6 +44,7 @@ def zero_grads(params, set_to_none=True) -> None:
                 p._grad.grad_fn = None
                 p._grad._requires_grad = False
                 p._grad._data[...] = 0
+                p._grad._version_counter.value += 1   # torch's p.grad.zero_()
 
 
 class Linear(Module):
@@ -64,6 +67,11 @@ class Linear(Module):
         object.__setattr__(self, "out_features", out_features)
         self.weight = make_parameter(Tensor._make(w, dtype))
         self.register_parameter("bias", make_parameter(Tensor._make(b, dtype)) if bias else None)
+        # the versions torch's in-place init leaves: kaiming_uniform_ skips a zero-element weight
+        if self.weight._data.size:
+            self.weight._version_counter.value += 1
+        if bias:
+            self.bias._version_counter.value += 1
 
     def reset_parameters(self):
         """Redraws the parameters as torch 2.13's ``Linear.reset_parameters``:

@@ -33,6 +33,14 @@ def _affine(m, affine, bias, shape, dtype):
         m._params["bias"] = None
 
 
+def _initialised(*tensors):
+    """The version torch 2.13's ``reset_parameters`` leaves on each parameter and buffer
+    it fills in place (``init.ones_``, ``zeros_``, ``fill_``): 1."""
+    for t in tensors:
+        if t is not None:
+            t._version_counter.value += 1
+
+
 class _BatchNorm(Module):
     _script_attrs = Module._script_attrs | {
         "num_features", "eps", "momentum", "affine", "track_running_stats", "weight", "bias", "running_mean",
@@ -58,6 +66,7 @@ class _BatchNorm(Module):
         else:
             for n in ("running_mean", "running_var", "num_batches_tracked"):
                 self.register_buffer(n, None)
+        _initialised(self.weight, self.bias, self.running_mean, self.running_var, self.num_batches_tracked)
 
     def reset_running_stats(self):
         if self.track_running_stats:
@@ -128,6 +137,7 @@ class LayerNorm(Module):
         set_(self, "eps", eps)
         set_(self, "elementwise_affine", elementwise_affine)
         _affine(self, elementwise_affine, bias, ns, dtype)
+        _initialised(self.weight, self.bias)
 
     def reset_parameters(self):
         if self.weight is not None:
@@ -161,6 +171,7 @@ class GroupNorm(Module):
         set_(self, "eps", eps)
         set_(self, "affine", affine)
         _affine(self, affine, bias, (num_channels,), dtype)
+        _initialised(self.weight, self.bias)
 
     def reset_parameters(self):
         if self.affine:
@@ -219,6 +230,7 @@ class Embedding(Module):
         init.normal_(self.weight)
         if self.padding_idx is not None:
             self.weight._data[self.padding_idx] = 0
+            self.weight._version_counter.value += 1   # torch's weight[padding_idx].fill_(0)
 
     def forward(self, input):
         return F["embedding"](input, self.weight, self.padding_idx, self.max_norm, self.norm_type,

@@ -285,6 +285,7 @@ class Adam(Optimizer):
         if wd != 0:
             if group["decoupled_weight_decay"]:
                 x *= _s(1 - lr * wd, dt)
+                p._version_counter.value += 1   # param.mul_(1 - lr * wd): a second in-place op
             else:
                 g = _add(g, x, wd)
         m, v = st["exp_avg"]._data, st["exp_avg_sq"]._data
