@@ -22,8 +22,9 @@ from .rnn import _lin, gru_from_chunks, lstm_from_gates, unsafe_chunk
     doc="Rows input[t, b] with t < lengths[b], time-major, into one (sum(lengths), *) tensor.")
 def PACK_PADDED_SEQUENCE(ctx, g):
     T, B = ctx.steps, ctx.batch
-    if ctx.bs.size > T:  # lengths past the input: torch's backward indexes past its end
-        raise IndexError(f"index {T} is out of bounds for dimension 0 with size {T}")
+    if ctx.all_steps > T:  # lengths past the input: torch's backward indexes past its end
+        size = ", ".join(map(str, (T, B) + tuple(g.shape[1:])))
+        raise IndexError(f"select(): index {T} out of range for tensor of size [{size}] at dimension 0")
     rest = tuple(g.shape[1:])
     rows = np.full(T * B, g.shape[0], dtype=np.int64)
     t = np.repeat(np.arange(ctx.bs.size), ctx.bs)
@@ -71,7 +72,8 @@ def pack_padded(input: Tensor, lengths: np.ndarray, batch_first: bool):
     b = np.arange(t.size) - np.repeat(np.cumsum(kept) - kept, kept)
     data = np.ascontiguousarray(x[t, b])
     out = make(PACK_PADDED_SEQUENCE, data, (input,),
-               attrs={"steps": T, "batch": B, "bs": kept, "batch_first": bool(batch_first)})
+               attrs={"steps": T, "batch": B, "bs": kept, "all_steps": steps,
+                      "batch_first": bool(batch_first)})
     return out, bs
 
 

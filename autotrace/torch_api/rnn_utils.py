@@ -90,6 +90,9 @@ class PackedSequence(namedtuple("PackedSequence_", ["data", "batch_sizes", "sort
             if not (isinstance(data, (list, tuple)) and len(data) == 2):
                 raise AssertionError("Expected data to be a list or tuple of length 2")
             data, batch_sizes = data
+        elif not isinstance(batch_sizes, Tensor):
+            from ..interpreter.errors import ScriptAttributeError
+            raise ScriptAttributeError(f"'{type(batch_sizes).__name__}' object has no attribute 'device'")
         return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
 
     def to(self, *args, **kwargs):
