@@ -370,6 +370,9 @@ spec("elu", shapes=unary(), domains=(NZ,))(lambda L, a: L.F.elu(a, alpha=0.7))
 spec("mkldnn_rnn_layer", shapes=fixed_shapes((3, 2, 2), (8, 2), (8, 2), (8,), (8,), (1, 2, 2), (1, 2, 2)),
      domains=(ANY,) * 7, dtypes=("float32",), gradcheck=False)(  # float64 LSTMs are cells in torch; see test_nn_library
     lambda L, x, wi, wh, bi, bh, h0, c0: L.t.lstm(x, (h0, c0), [wi, wh, bi, bh], True, 1, 0.0, True, False, False))
+spec("pack_padded_sequence", shapes=fixed_shapes((4, 3, 2)))(
+    lambda L, a: (L.t.nn.utils.rnn.pack_padded_sequence(a, [4, 2, 3], enforce_sorted=False).data,
+                  L.t.nn.utils.rnn.pack_padded_sequence(a, [3, 3, 1, 1], batch_first=True).data))
 spec("unsafe_split", shapes=fixed_shapes((3, 8)))(lambda L, a: tuple(L.t.unsafe_split(a, 3, 1))[:2])
 spec("embedding", shapes=fixed_shapes((5, 3)), gradcheck=False)(  # padding_idx: torch's 0, not the derivative
 

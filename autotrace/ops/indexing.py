@@ -493,6 +493,9 @@ def pad_back(g: Tensor, shape, dim, start) -> Tensor:
 @export(torch=("index_select",), tensor=("index_select",))
 def index_select(input, dim, index):
     d = wrap_dim(dim, input.ndim)
+    n = input._data.shape[d] if input.ndim else 1
+    if index._data.size and (index._data.min() < 0 or index._data.max() >= n):
+        raise IndexError("index out of range in self")
     key = [slice(None)] * input.ndim
     key[d] = index._data
     key = tuple(key)

@@ -78,7 +78,11 @@ def rnn_cell(x, h, w_ih, w_hh, b_ih, b_hh, nonlinearity="tanh"):
 
 def lstm_cell(x, h, c, w_ih, w_hh, b_ih, b_hh):
     """torch 2.13 ``lstm_cell``: gates split i, f, g, o; ``c' = f·c + i·g``, ``h' = o·tanh(c')``."""
-    gates = _lin(x, w_ih, b_ih) + _lin(h, w_hh, b_hh)
+    return lstm_from_gates(_lin(x, w_ih, b_ih) + _lin(h, w_hh, b_hh), c)
+
+
+def lstm_from_gates(gates, c):
+    """The LSTM cell after its gate pre-activations ``gates`` (N, 4H): ``(h', c')``."""
     i, f, g, o = unsafe_chunk(gates, 4, 1)
     i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
     c2 = f * c + i * g
@@ -88,7 +92,12 @@ def lstm_cell(x, h, c, w_ih, w_hh, b_ih, b_hh):
 def gru_cell(x, h, w_ih, w_hh, b_ih, b_hh):
     """torch 2.13 ``gru_cell``: ``r = σ(h_r + i_r)``, ``z = σ(h_z + i_z)``,
     ``n = tanh(i_n + r·h_n)``, ``h' = (h − n)·z + n``."""
-    ir, iz, in_ = unsafe_chunk(_lin(x, w_ih, b_ih), 3, 1)
+    return gru_from_chunks(unsafe_chunk(_lin(x, w_ih, b_ih), 3, 1), h, w_hh, b_hh)
+
+
+def gru_from_chunks(igates, h, w_hh, b_hh):
+    """The GRU cell after its input projection, split in ``(i_r, i_z, i_n)``."""
+    ir, iz, in_ = igates
     hr, hz, hn = unsafe_chunk(_lin(h, w_hh, b_hh), 3, 1)
     r = (hr + ir).sigmoid()
     z = (hz + iz).sigmoid()

@@ -249,7 +249,9 @@ def modules() -> dict:
             torch_members[n] = with_out(n, _checked(n, base)) if base is not None else _checked(n, f)
 
     functional = Namespace("torch.nn.functional", {n: _checked(n, f, functional=True) for n, f in ops.FUNCTIONAL.items()})
-    rnn_utils = Namespace("torch.nn.utils.rnn", _lazy("rnn_utils", ("pad_sequence",)))
+    rnn_utils = Namespace("torch.nn.utils.rnn", _lazy("rnn_utils", (
+        "pad_sequence", "PackedSequence", "pack_padded_sequence", "pad_packed_sequence", "pack_sequence",
+        "unpad_sequence", "unpack_sequence")))
     utils = Namespace("torch.nn.utils", {
         "clip_grad_norm_": nn_mod.clip_grad_norm_, "clip_grad_value_": nn_mod.clip_grad_value_,
         "parameters_to_vector": nn_mod.parameters_to_vector, "vector_to_parameters": nn_mod.vector_to_parameters,

@@ -244,9 +244,82 @@ class _RNNBase(Module):
             outs.reverse()
         return stack(outs, 0), state
 
+    def _run_layers(self, seq, hx):
+        """The layers over a (T, N, I) sequence from ``hx``: ``(output, [h_T per layer and
+        direction], [c_T ...])``."""
+        from ..ops.nn import dropout as _dropout
+        from ..ops.shape import cat
+        is_lstm = self._mode == "LSTM"
+        D = 2 if self.bidirectional else 1
+        L = self.num_layers
+        h_last, c_last = [], []
+        for layer in range(L):
+            outs = []
+            for d, sfx in enumerate(("", "_reverse")[:D]):
+                k = layer * D + d
+                state = (hx[0][k], hx[1][k]) if is_lstm else hx[k]
+                out, state = self._run_direction(seq, state, layer, sfx, reverse=d == 1)
+                outs.append(out)
+                h_last.append(state[0] if is_lstm else state)
+                if is_lstm:
+                    c_last.append(state[1])
+            seq = cat(outs, 2) if D == 2 else outs[0]
+            if self.dropout > 0 and self.training and layer < L - 1:
+                seq = _dropout(seq, self.dropout, True)
+        return seq, h_last, c_last
+
+    def _forward_packed(self, packed, hx):
+        """A PackedSequence batch, as torch 2.13's ``forward``: ``hx`` put in the sorted order
+        (IndexSelectBackward0), the layers run over the packed data
+        (:func:`~autotrace.ops.packed.packed_rnn`), the output a PackedSequence with the
+        same batch sizes and indices, ``h_n`` (and ``c_n``) back in the original order."""
+        from ..ops import packed as P
+        from .rnn_utils import PackedSequence
+        is_lstm = self._mode == "LSTM"
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        bs = P.batch_sizes_of(batch_sizes)
+        if not bs:
+            raise IndexError("index 0 is out of bounds for dimension 0 with size 0")
+        D = 2 if self.bidirectional else 1
+        L, H = self.num_layers, self.hidden_size
+        real = self.proj_size or H
+        if hx is None:
+            z = _zeros((L * D, bs[0], real), data)
+            hx = (z, _zeros((L * D, bs[0], H), data)) if is_lstm else z
+        elif sorted_indices is not None:
+            hx = tuple(h.index_select(1, sorted_indices) for h in hx) if is_lstm else \
+                hx.index_select(1, sorted_indices)
+        if not is_lstm:
+            if data.ndim != 2:
+                raise RuntimeError(f"input must have 2 dimensions, got {data.ndim}")
+            if data.shape[-1] != self.input_size:
+                raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                                   f"got {data.shape[-1]}")
+            expected = (L * D, bs[0], H)
+            if tuple(hx.shape) != expected:
+                raise RuntimeError(f"Expected hidden size {expected}, got {list(hx.shape)}")
+        layers = [self._layer(layer, sfx) + (self._params.get(f"weight_hr_l{layer}{sfx}"),)
+                  for layer in range(L) for sfx in ("", "_reverse")[:D]]
+        if is_lstm and not self.proj_size and data._data.dtype == np.float32 and data.ndim == 2 \
+                and bs.count(bs[0]) == len(bs):
+            # every sequence full length: torch 2.13 runs its oneDNN layers on data.view(T, N, I)
+            seq, h_last, c_last = self._run_layers(data.view(len(bs), bs[0], data.shape[1]), hx)
+            res = (seq.view(-1, seq.shape[2]), stack(h_last, 0), stack(c_last, 0))
+        else:
+            res = P.packed_rnn(self._mode, data, bs, hx, layers, self.dropout, self.training, self.bidirectional)
+        out = PackedSequence(res[0], batch_sizes, sorted_indices, unsorted_indices)
+        hidden = res[1:] if is_lstm else res[1]
+        if unsorted_indices is not None:
+            hidden = tuple(h.index_select(1, unsorted_indices) for h in hidden) if is_lstm else \
+                hidden.index_select(1, unsorted_indices)
+        return out, hidden
+
     def forward(self, input, hx=None):
         from ..ops.nn import dropout as _dropout
         from ..ops.shape import cat
+        from .rnn_utils import PackedSequence
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         is_lstm = self._mode == "LSTM"
         if input.ndim not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.ndim}D instead")
@@ -276,21 +349,7 @@ class _RNNBase(Module):
             for t, expected, what in checks:
                 if tuple(t.shape) != expected:
                     raise RuntimeError(f"Expected {what}size ({', '.join(map(str, expected))}), got {list(t.shape)}")
-        seq = input
-        h_last, c_last = [], []
-        for layer in range(L):
-            outs = []
-            for d, sfx in enumerate(("", "_reverse")[:D]):
-                k = layer * D + d
-                state = (hx[0][k], hx[1][k]) if is_lstm else hx[k]
-                out, state = self._run_direction(seq, state, layer, sfx, reverse=d == 1)
-                outs.append(out)
-                h_last.append(state[0] if is_lstm else state)
-                if is_lstm:
-                    c_last.append(state[1])
-            seq = cat(outs, 2) if D == 2 else outs[0]
-            if self.dropout > 0 and self.training and layer < L - 1:
-                seq = _dropout(seq, self.dropout, True)
+        seq, h_last, c_last = self._run_layers(input, hx)
         hn = stack(h_last, 0)
         out = seq
         if not batched:
