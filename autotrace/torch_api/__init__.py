@@ -108,6 +108,8 @@ LAZY_NN = {
     "upsample_layers": ("Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"),
     "rnn": ("RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU"),
     "attention_layers": ("MultiheadAttention",),
+    "loss_layers": ("TripletMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss",
+                    "PairwiseDistance"),
     "padding_layers": tuple(f"{k}Pad{n}d" for k in ("Reflection", "Replication", "Zero", "Constant") for n in (1, 2, 3)),
 }
 LAZY_INIT = ("calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_", "dirac_",
@@ -137,7 +139,8 @@ _LAYER_FILES = {
     "Dropout": "dropout", "Dropout1d": "dropout", "Dropout2d": "dropout", "Flatten": "flatten", "Unflatten": "flatten",
     "MSELoss": "loss", "L1Loss": "loss", "CrossEntropyLoss": "loss", "NLLLoss": "loss", "BCELoss": "loss",
     "BCEWithLogitsLoss": "loss", "SmoothL1Loss": "loss", "HuberLoss": "loss", "KLDivLoss": "loss",
-    "MarginRankingLoss": "loss", "PReLU": "activation", "CosineSimilarity": "distance",
+    "MarginRankingLoss": "loss", "TripletMarginLoss": "loss", "HingeEmbeddingLoss": "loss",
+    "PoissonNLLLoss": "loss", "GaussianNLLLoss": "loss", "PairwiseDistance": "distance", "PReLU": "activation", "CosineSimilarity": "distance",
     "Conv1d": "conv", "Conv2d": "conv", "ConvTranspose2d": "conv", "BatchNorm1d": "batchnorm",
     "BatchNorm2d": "batchnorm", "LayerNorm": "normalization", "GroupNorm": "normalization",
     "Embedding": "sparse", "MaxPool2d": "pooling", "AvgPool2d": "pooling", "AdaptiveAvgPool2d": "pooling",
