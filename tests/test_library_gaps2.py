@@ -92,3 +92,64 @@ def test_losses_match_torch(seed):
     theirs = torch_stdout(src)
     assert "NormBackward1" in theirs and "MaskedFillBackward0" in theirs and "CloneBackward0" in theirs
     assert autotrace_stdout(src) == theirs
+
+
+CIRCULAR_SCRIPT = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(SEED)
+""" + CHAIN + """
+for shape, pad in CASES:
+    for dtype in (torch.float32, torch.float64):
+        x = torch.randn(*shape, dtype=dtype, requires_grad=True)
+        try:
+            y = F.pad(x, pad, mode='circular')
+        except (RuntimeError, NotImplementedError) as e:
+            print(type(e).__name__, e)
+            continue
+        w = torch.randn_like(y)
+        (y * w).sum().backward()
+        print(chain(y.grad_fn), tuple(y.shape), y.flatten()[-60:].tolist(), x.grad.flatten()[:60].tolist())
+        print(y.double().sum().item(), x.grad.double().pow(2).sum().item())
+print(nn.CircularPad2d(1), nn.CircularPad1d((1, 2)), nn.CircularPad3d(2), type(nn.CircularPad1d(1)))
+print(nn.CircularPad2d((1, 0, 2, 1))(torch.arange(6.).view(1, 2, 3)), F.pad(torch.arange(6).view(1, 2, 3), (1, 1), 'circular'))
+with torch.no_grad():
+    print(F.pad(torch.ones(1, 2, requires_grad=True), (1, 1), mode='circular').requires_grad)
+for f in (lambda: nn.CircularPad2d(1)(torch.ones(2, 2)), lambda: nn.CircularPad1d(1)(torch.ones(2, 2, 2, 2)),
+          lambda: F.pad(torch.ones(2, 3, 4), (1,) * 8, mode='circular'), lambda: F.pad(torch.ones(2, 3), (1,), 'circular')):
+    try:
+        f()
+    except Exception as e:
+        print(type(e).__name__, e)
+"""
+
+
+def _circular_cases(seed):
+    import random
+    rng = random.Random(seed)
+    cases = []
+    while len(cases) < 12:
+        k = rng.randint(1, 3)
+        nd = rng.choice((k + 1, k + 2, k + 2, k + 1, k, k + 3))
+        shape = tuple(rng.randint(1, 4) for _ in range(nd))
+        pad = tuple(rng.randint(-1, 3) for _ in range(2 * k))
+        # torch leaves elements uninitialised where one side crops and the other's band is
+        # wider than what remains; those values are not comparable
+        if nd in (k + 1, k + 2) and any(
+                (r > n + min(l, 0) or l > n + min(r, 0)) and min(l, r) < 0 and max(l, r) <= n
+                for n, (l, r) in zip(shape[::-1], zip(pad[::2], pad[1::2]))):
+            continue
+        cases.append((shape, pad))
+    return cases
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_circular_padding_matches_torch(seed):
+    """F.pad(mode='circular') on generated shapes and amounts (negative ones crop; amounts
+    over the size, wrong ranks raise torch's errors) and the CircularPad modules: the
+    CopySlices/SliceBackward0 chain, values and gradients to the last bit."""
+    src = CIRCULAR_SCRIPT.replace("SEED", str(seed)).replace("CASES", repr(_circular_cases(seed)))
+    theirs = torch_stdout(src)
+    assert "CopySlices" in theirs and "wrapping around" in theirs
+    assert autotrace_stdout(src) == theirs

@@ -110,7 +110,8 @@ LAZY_NN = {
     "attention_layers": ("MultiheadAttention",),
     "loss_layers": ("TripletMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss",
                     "PairwiseDistance"),
-    "padding_layers": tuple(f"{k}Pad{n}d" for k in ("Reflection", "Replication", "Zero", "Constant") for n in (1, 2, 3)),
+    "padding_layers": tuple(f"{k}Pad{n}d" for k in ("Reflection", "Replication", "Circular", "Zero", "Constant")
+                           for n in (1, 2, 3)),
 }
 LAZY_INIT = ("calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_", "dirac_",
              "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_",
@@ -145,7 +146,7 @@ _LAYER_FILES = {
     "BatchNorm2d": "batchnorm", "LayerNorm": "normalization", "GroupNorm": "normalization",
     "Embedding": "sparse", "MaxPool2d": "pooling", "AvgPool2d": "pooling", "AdaptiveAvgPool2d": "pooling",
     "RNNCell": "rnn", "LSTMCell": "rnn", "GRUCell": "rnn", "RNN": "rnn", "LSTM": "rnn", "GRU": "rnn",
-    "MultiheadAttention": "activation", **{f"{k}Pad{n}d": "padding" for k in ("Reflection", "Replication", "Zero", "Constant")
+    "MultiheadAttention": "activation", **{f"{k}Pad{n}d": "padding" for k in ("Reflection", "Replication", "Circular", "Zero", "Constant")
                                            for n in (1, 2, 3)}, "NonDynamicallyQuantizableLinear": "linear", "Module": "module",
 }
 
