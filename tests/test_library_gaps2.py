@@ -153,3 +153,47 @@ def test_circular_padding_matches_torch(seed):
     theirs = torch_stdout(src)
     assert "CopySlices" in theirs and "wrapping around" in theirs
     assert autotrace_stdout(src) == theirs
+
+
+DATA_PTR_SCRIPT = """
+import torch
+torch.manual_seed(SEED)
+for shape in SHAPES:
+    for dt in (torch.float32, torch.float64, torch.int64, torch.bool):
+        x = (torch.randn(*shape) * 3).to(dt)
+        base = x.data_ptr()
+        views = [x.detach(), x.view(-1), x.t() if x.dim() == 2 else x.unsqueeze(0), x[1:], x[..., ::2],
+                 x.expand(2, *x.shape), x.flatten()[-1:], x.data]
+        print([v.data_ptr() - base for v in views], [v.storage_offset() for v in views],
+              [v.data_ptr() == base + v.storage_offset() * v.element_size() for v in views])
+        print(x.clone().data_ptr() != base, (x + 0 if dt != torch.bool else ~x).data_ptr() != base,
+              x.contiguous().data_ptr() == base, x.is_set_to(x.detach()), x.is_set_to(x.view(-1)),
+              x.is_set_to(x.clone()), x.untyped_storage().data_ptr() == base, x.untyped_storage().nbytes(),
+              x[1:].untyped_storage().data_ptr() == base, isinstance(base, int), base > 0)
+a, b = torch.zeros(3), torch.zeros(3)
+print(a.data_ptr() != b.data_ptr(), torch.empty(0).data_ptr(), torch.zeros(2, 0).data_ptr())
+y = a.detach()
+y.add_(1)
+print(y.data_ptr() == a.data_ptr(), a)
+print(torch.tensor([1.0, -2.5]).untyped_storage(), type(a.untyped_storage()))
+"""
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_data_ptr_relations_match_torch(seed):
+    """data_ptr/storage_offset/is_set_to/untyped_storage: the relations torch 2.13 has
+    (detach and views share the address, offset in elements times element size; clones
+    and results differ; empty tensors are 0) on generated shapes and dtypes."""
+    import random
+    rng = random.Random(seed)
+    shapes = [tuple(rng.randint(2, 5) for _ in range(rng.randint(1, 3))) for _ in range(4)]
+    src = DATA_PTR_SCRIPT.replace("SEED", str(seed)).replace("SHAPES", repr(shapes))
+    assert autotrace_stdout(src) == torch_stdout(src)
+
+
+def test_data_ptr_is_the_same_number_on_every_run():
+    src = "import torch\nx = torch.ones(3)\nprint(x.data_ptr(), x[1:].data_ptr(), torch.ones(2).data_ptr())\n"
+    first = autotrace_stdout(src)
+    assert first == autotrace_stdout(src)
+    a, b, c = map(int, first.split())
+    assert b == a + 4 and c != a and a > 2**32

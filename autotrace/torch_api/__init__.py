@@ -169,6 +169,8 @@ def _expose(namespaces) -> None:
     from .function import Function
     q.update({Tensor: "torch.Tensor", Parameter: "torch.nn.parameter.Parameter", Size: "torch.Size",
               dtypes.DType: "torch.dtype", Function: "torch.autograd.function.Function"})
+    from ..ops.storage import UntypedStorage
+    q[UntypedStorage] = "torch.storage.UntypedStorage"
     for c in (grad_mode.no_grad, grad_mode.enable_grad, grad_mode.set_grad_enabled, grad_mode.inference_mode):
         q[c] = f"torch.autograd.grad_mode.{c.__name__}"
     members = []
