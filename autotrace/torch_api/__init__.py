@@ -108,6 +108,7 @@ LAZY_NN = {
     "upsample_layers": ("Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"),
     "rnn": ("RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU"),
     "attention_layers": ("MultiheadAttention",),
+    "bag_layers": ("EmbeddingBag",),
     "loss_layers": ("TripletMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss",
                     "PairwiseDistance"),
     "padding_layers": tuple(f"{k}Pad{n}d" for k in ("Reflection", "Replication", "Circular", "Zero", "Constant")
@@ -141,7 +142,7 @@ _LAYER_FILES = {
     "MSELoss": "loss", "L1Loss": "loss", "CrossEntropyLoss": "loss", "NLLLoss": "loss", "BCELoss": "loss",
     "BCEWithLogitsLoss": "loss", "SmoothL1Loss": "loss", "HuberLoss": "loss", "KLDivLoss": "loss",
     "MarginRankingLoss": "loss", "TripletMarginLoss": "loss", "HingeEmbeddingLoss": "loss",
-    "PoissonNLLLoss": "loss", "GaussianNLLLoss": "loss", "PairwiseDistance": "distance", "PReLU": "activation", "CosineSimilarity": "distance",
+    "PoissonNLLLoss": "loss", "GaussianNLLLoss": "loss", "PairwiseDistance": "distance", "EmbeddingBag": "sparse", "PReLU": "activation", "CosineSimilarity": "distance",
     "Conv1d": "conv", "Conv2d": "conv", "ConvTranspose2d": "conv", "BatchNorm1d": "batchnorm",
     "BatchNorm2d": "batchnorm", "LayerNorm": "normalization", "GroupNorm": "normalization",
     "Embedding": "sparse", "MaxPool2d": "pooling", "AvgPool2d": "pooling", "AdaptiveAvgPool2d": "pooling",
