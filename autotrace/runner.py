@@ -110,6 +110,8 @@ def _reset_state(seed: int = DEFAULT_SEED) -> None:
     printing.set_printoptions(profile="default")
     random.manual_seed(seed)
     numpy_api.reset()
+    from .ops import storage
+    storage.reset()
 
 
 def run(source, filename: str, *, sets=(), limits=None, options: Options | None = None) -> Trace:

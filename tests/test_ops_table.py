@@ -447,6 +447,24 @@ spec("add_scalar", shapes=fixed_shapes((3,), (3,)), domains=(ANY, ANY))(
     lambda L, a, b: (L.F.margin_ranking_loss(a, b, L.tensor(np.array([1.0, -1.0, 1.0], dtype=np.float32), False),
                                              margin=0.3, reduction="none") + 0,
                      L.t.nn.MarginRankingLoss(margin=-0.2, reduction="sum")(a, b, L.tensor(np.ones(3, np.float32), False))))
+def _apart(L, a, s):
+    """Away from the other inputs (the distance norms have a kink where differences are 0)."""
+    return a + (L.t.arange(a.numel()).reshape(a.shape).to(a.dtype) + 1) * s
+
+
+spec("norm_scalar_dim", shapes=fixed_shapes((3, 4), (3, 4), (3, 4)), domains=(ANY, ANY, ANY))(
+    lambda L, a, p, n: (L.F.triplet_margin_loss(_apart(L, a, 0.37), p, _apart(L, n, -0.29), margin=5.0, swap=True,
+                                                reduction="none"),
+                        L.F.pairwise_distance(_apart(L, a, 0.37), n, p=3.0, keepdim=True),
+                        L.F.pairwise_distance(_apart(L, a[0], 0.41), p[0], p=1)))
+spec("embedding_bag", shapes=fixed_shapes((6, 3), (7,)), domains=(ANY, ANY))(
+    lambda L, w, psw: (L.F.embedding_bag(L.tensor(np.array([1, 4, 4, 0, 5, 2, 4]), False), w,
+                                         L.tensor(np.array([0, 3, 3]), False), mode="sum", per_sample_weights=psw),
+                       L.F.embedding_bag(L.tensor(np.array([[1, 4, 2], [0, 0, 5]]), False), w, mode="mean",
+                                         padding_idx=0),
+                       L.F.embedding_bag(L.tensor(np.array([1, 4, 4, 0, 5, 2]), False), _spread(L, w),
+                                         L.tensor(np.array([0, 2, 6]), False), mode="max",
+                                         include_last_offset=True)))
 spec("safe_softmax", shapes=fixed_shapes((2, 3, 4), (2, 5, 4), (2, 5, 3)), domains=(ANY, ANY, ANY))(
     lambda L, q, k, v: (L.F.scaled_dot_product_attention(q, k, v, is_causal=True),
                         L.F.scaled_dot_product_attention(q[0], k[0], v[0], scale=0.3,

@@ -321,12 +321,12 @@ def mul(input, other):
 
 
 @op("div", "DivBackward0", ("self", "other"),
-    vjp={"self": "grad / other", "other": "-grad * self / (other * other)"},
+    vjp={"self": "grad / other", "other": "-grad * ((self / other) / other)"},
     local={"self": "1/other", "other": "-self/other²"})
 def DIV(ctx, g):
     other = ctx.other
     gs = g / other if ctx.needs(0) else None
-    go = -g * ctx.self / (other * other) if ctx.needs(1) else None
+    go = -g * ((ctx.self / other) / other) if ctx.needs(1) else None  # torch's div_tensor_other_backward
     return gs, go
 
 

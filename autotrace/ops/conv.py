@@ -139,17 +139,20 @@ def CONSTANT_PAD_ND(ctx, g):
 def pad(input, pad, mode="constant", value=None):
     """Padding (ConstantPadNdBackward0): ``pad`` lists (left, right) amounts from the last
     dim backwards; negative amounts crop. ``mode='reflect'``/``'replicate'`` are in
-    :mod:`.pad_modes`; ``'circular'`` is not supported."""
-    if mode not in ("constant", "reflect", "replicate"):
+    :mod:`.pad_modes`, ``'circular'`` too (copies into slices, as torch 2.13)."""
+    if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"F.pad mode {mode!r} is not supported yet")
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
-    if mode != "constant":
-        from .pad_modes import pad_mode
-        return pad_mode(input, pad, mode)
     if len(pad) // 2 > input.ndim:
         raise RuntimeError("Padding length should be less than or equal to two times the input dimension "
                            f"but got padding length {len(pad)} and input of dimension {input.ndim}")
+    if mode == "circular":
+        from .pad_modes import pad_circular
+        return pad_circular(input, pad)
+    if mode != "constant":
+        from .pad_modes import pad_mode
+        return pad_mode(input, pad, mode)
     x = input._data
     widths = [(0, 0)] * x.ndim
     for i in range(len(pad) // 2):

@@ -8,6 +8,9 @@ ATen's: reflect ``2l − j`` before the input, ``2(n + l − 1) − j`` after it
 ``r`` must be below ``n``); replicate clamps to the edge; negative amounts crop. The
 gradient adds each output's grad back to its source, in output order (np.add.at, as the
 kernel's loop does).
+
+``mode='circular'`` (:func:`pad_circular`) is not a kernel in torch 2.13 but slices and
+copies, recorded here the same way (CopySlices over SliceBackward0).
 """
 
 from __future__ import annotations
@@ -68,3 +71,58 @@ def pad_mode(input: Tensor, pad, mode: str) -> Tensor:
     ix = np.ix_(*key)
     return make(OPS[mode, k], np.ascontiguousarray(input._data[ix]), (input,),
                 attrs={"key": ix, "self_shape": input._data.shape, "pad": tuple(pad)})
+
+
+def _slice(t: Tensor, dim: int, start: int, end: int) -> Tensor:
+    """ATen's ``slice(dim, start, end)``: negative bounds wrap once, then clamp; always a
+    SliceBackward0 view, even of the whole dim."""
+    from .shape import narrow
+    n = t.shape[dim]
+    start = start + n if start < 0 else start
+    end = end + n if end < 0 else end
+    start = min(max(start, 0), n)
+    end = min(max(end, start), n)
+    return narrow(t, dim, start, end - start)
+
+
+def pad_circular(input: Tensor, pad) -> Tensor:
+    """``F.pad(x, pad, mode='circular')`` as torch 2.13's ``_pad_circular`` builds it: an
+    empty output, the input's slice copied into its middle, then each dim's left and right
+    bands copied from the opposite end of the output, dim by dim from the last (so the
+    grad_fn is a chain of CopySlices over SliceBackward0 views). An amount above the dim's
+    size is torch's "wrapping around more than once" RuntimeError; negative amounts crop.
+    torch leaves output elements no copy reaches (a crop on one side with a band wider
+    than what is left) uninitialised; here they are 0."""
+    pad = [int(p) for p in pad]
+    k = len(pad) // 2
+    nd = input.ndim
+    if k not in (1, 2, 3) or nd not in (k + 1, k + 2):
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {nd}D input tensor.\n{_SUPPORTED}")
+    in_shape = tuple(input.shape)
+    out_shape = list(in_shape)
+    lead = nd - k
+    for i in range(k):
+        pl, pr = pad[2 * (k - i - 1)], pad[2 * (k - i - 1) + 1]
+        size = in_shape[lead + i]
+        out_shape[lead + i] = size + pl + pr
+        if not (pl <= size and pr <= size):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if out_shape[lead + i] < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    check_shape(tuple(out_shape), input._data.dtype.itemsize)
+    out = Tensor._make(np.zeros(out_shape, dtype=input._data.dtype), dtype=input._dtype)
+    out_slice, in_slice = out, input
+    for i in range(k):
+        d = nd - i - 1
+        pl, pr = pad[2 * i], pad[2 * i + 1]
+        out_slice = _slice(out_slice, d, max(pl, 0), out_shape[d] - max(pr, 0))
+        in_slice = _slice(in_slice, d, max(-pl, 0), in_shape[d] - max(-pr, 0))
+    out_slice.copy_(in_slice)
+    for i in range(k):
+        d = nd - i - 1
+        pl, pr = pad[2 * i], pad[2 * i + 1]
+        if pl > 0:
+            _slice(out, d, 0, pl).copy_(_slice(out, d, out_shape[d] - pl - max(pr, 0), out_shape[d] - max(pr, 0)))
+        if pr > 0:
+            _slice(out, d, out_shape[d] - pr, out_shape[d]).copy_(_slice(out, d, max(pl, 0), max(pl, 0) + pr))
+    return out

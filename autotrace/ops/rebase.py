@@ -106,8 +106,8 @@ def COPY_SLICES_VIEW(ctx, g):
 def _view_positions(base: np.ndarray, view: np.ndarray):
     """For each element of ``view``, its flat (C-order) index in ``base``; None when
     ``view`` does not sit inside a C-contiguous ``base``."""
-    if not base.flags.c_contiguous or not np.shares_memory(base, view):
-        return None
+    if not base.flags.c_contiguous or (view.size and not np.shares_memory(base, view)):
+        return None  # an empty view shares no memory but is still a view (torch: CopySlices)
     offset0 = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // base.itemsize
     pos = np.full(view.shape, offset0, dtype=np.int64)
     for d, st in enumerate(view.strides):

@@ -108,7 +108,11 @@ LAZY_NN = {
     "upsample_layers": ("Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"),
     "rnn": ("RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU"),
     "attention_layers": ("MultiheadAttention",),
-    "padding_layers": tuple(f"{k}Pad{n}d" for k in ("Reflection", "Replication", "Zero", "Constant") for n in (1, 2, 3)),
+    "bag_layers": ("EmbeddingBag",),
+    "loss_layers": ("TripletMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss",
+                    "PairwiseDistance"),
+    "padding_layers": tuple(f"{k}Pad{n}d" for k in ("Reflection", "Replication", "Circular", "Zero", "Constant")
+                           for n in (1, 2, 3)),
 }
 LAZY_INIT = ("calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_", "dirac_",
              "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_",
@@ -137,12 +141,13 @@ _LAYER_FILES = {
     "Dropout": "dropout", "Dropout1d": "dropout", "Dropout2d": "dropout", "Flatten": "flatten", "Unflatten": "flatten",
     "MSELoss": "loss", "L1Loss": "loss", "CrossEntropyLoss": "loss", "NLLLoss": "loss", "BCELoss": "loss",
     "BCEWithLogitsLoss": "loss", "SmoothL1Loss": "loss", "HuberLoss": "loss", "KLDivLoss": "loss",
-    "MarginRankingLoss": "loss", "PReLU": "activation", "CosineSimilarity": "distance",
+    "MarginRankingLoss": "loss", "TripletMarginLoss": "loss", "HingeEmbeddingLoss": "loss",
+    "PoissonNLLLoss": "loss", "GaussianNLLLoss": "loss", "PairwiseDistance": "distance", "EmbeddingBag": "sparse", "PReLU": "activation", "CosineSimilarity": "distance",
     "Conv1d": "conv", "Conv2d": "conv", "ConvTranspose2d": "conv", "BatchNorm1d": "batchnorm",
     "BatchNorm2d": "batchnorm", "LayerNorm": "normalization", "GroupNorm": "normalization",
     "Embedding": "sparse", "MaxPool2d": "pooling", "AvgPool2d": "pooling", "AdaptiveAvgPool2d": "pooling",
     "RNNCell": "rnn", "LSTMCell": "rnn", "GRUCell": "rnn", "RNN": "rnn", "LSTM": "rnn", "GRU": "rnn",
-    "MultiheadAttention": "activation", **{f"{k}Pad{n}d": "padding" for k in ("Reflection", "Replication", "Zero", "Constant")
+    "MultiheadAttention": "activation", **{f"{k}Pad{n}d": "padding" for k in ("Reflection", "Replication", "Circular", "Zero", "Constant")
                                            for n in (1, 2, 3)}, "NonDynamicallyQuantizableLinear": "linear", "Module": "module",
 }
 
@@ -165,6 +170,8 @@ def _expose(namespaces) -> None:
     from .function import Function
     q.update({Tensor: "torch.Tensor", Parameter: "torch.nn.parameter.Parameter", Size: "torch.Size",
               dtypes.DType: "torch.dtype", Function: "torch.autograd.function.Function"})
+    from ..ops.storage import UntypedStorage
+    q[UntypedStorage] = "torch.storage.UntypedStorage"
     for c in (grad_mode.no_grad, grad_mode.enable_grad, grad_mode.set_grad_enabled, grad_mode.inference_mode):
         q[c] = f"torch.autograd.grad_mode.{c.__name__}"
     members = []

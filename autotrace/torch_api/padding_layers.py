@@ -1,4 +1,5 @@
-"""``nn.ReflectionPad1d/2d/3d``, ``nn.ReplicationPad1d/2d/3d``, ``nn.ZeroPad1d/2d/3d`` and
+"""``nn.ReflectionPad1d/2d/3d``, ``nn.ReplicationPad1d/2d/3d``, ``nn.CircularPad1d/2d/3d``
+(which first check the input has n + 1 or n + 2 dims: torch's ValueError), ``nn.ZeroPad1d/2d/3d`` and
 ``nn.ConstantPad1d/2d/3d``: modules calling ``F.pad`` with their padding (an int is used
 on every side), printed as torch 2.13 prints them (``ReflectionPad2d((1, 1, 1, 1))``,
 ``ConstantPad1d(padding=(2, 2), value=3.5)``).
@@ -21,6 +22,8 @@ class _Pad(Module):
         object.__setattr__(self, "value", value)
 
     def forward(self, input):
+        if self.mode == "circular" and input.dim() not in (self.n + 1, self.n + 2):
+            raise ValueError(f"expected {self.n + 1}D or {self.n + 2}D input (got {input.dim()}D input)")
         if self.mode == "constant":
             return F["pad"](input, self.padding, "constant", self.value)
         return F["pad"](input, self.padding, self.mode)
@@ -41,6 +44,7 @@ def _make(prefix, base, mode, n):
 MEMBERS = {}
 for _n in (1, 2, 3):
     for _c in (_make("ReflectionPad", _Pad, "reflect", _n), _make("ReplicationPad", _Pad, "replicate", _n),
+               _make("CircularPad", _Pad, "circular", _n),
                _make("ZeroPad", _Pad, "constant", _n), _make("ConstantPad", _Constant, "constant", _n)):
         MEMBERS[_c.__name__] = _c
         _c._script_attrs = _c._script_attrs | {"padding", "value"}
