@@ -545,7 +545,7 @@ def load():
     _loaded = True
     from . import arith, power, unary, reduce, shape, indexing, linalg, nn, conv, norm, rnn, losses  # noqa: F401
     from . import activations, adaptive_pool, attention, convert, counting, einsum, feature_dropout, fills, mathops, matrix, mha, pad_modes, put, scatter, similarity, sorting, upsample  # noqa: F401
-    from . import bilinear, moments, nanreduce  # noqa: F401
+    from . import bilinear, double_backward, moments, nanreduce  # noqa: F401
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
     Tensor._script_attrs = frozenset(

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, grad_mode
+from . import double_backward
 from . import RESULT, check_inplace, commit_inplace, export, make, op
 from .kernels import log_sigmoid as _log_sigmoid_kernel
 
@@ -77,6 +78,8 @@ def _elu_grad_result(g, r, alpha, scale, input_scale):
     vjp={"self": "grad * scale if self > 0 else grad * alpha * scale * exp(self)  (selu's alpha, scale)"},
     local={"self": "scale if self > 0 else α·scale·exp(self)"})
 def SELU(ctx, g):
+    if grad_mode.enabled:
+        return (double_backward.elu_backward(g, SELU_ALPHA, SELU_SCALE, 1.0, ctx.self),)
     return (_elu_grad(g, ctx.self, SELU_ALPHA, SELU_SCALE, 1.0),)
 
 
@@ -109,6 +112,8 @@ def selu_(input):
     local={"self": "1 if self > 0 else exp(self/α)"})
 def CELU(ctx, g):
     a = ctx.alpha
+    if grad_mode.enabled:
+        return (double_backward.elu_backward(g, a, 1.0, 1.0 / a, ctx.self),)
     return (_elu_grad(g, ctx.self, a, 1.0, 1.0 / a),)
 
 
