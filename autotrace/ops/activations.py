@@ -112,9 +112,10 @@ def selu_(input):
     local={"self": "1 if self > 0 else exp(self/α)"})
 def CELU(ctx, g):
     a = ctx.alpha
+    inv = 1.0 / float(np.float32(a))   # derivatives.yaml: 1.0 / alpha.toFloat()
     if grad_mode.enabled:
-        return (double_backward.elu_backward(g, a, 1.0, 1.0 / a, ctx.self),)
-    return (_elu_grad(g, ctx.self, a, 1.0, 1.0 / a),)
+        return (double_backward.elu_backward(g, a, 1.0, inv, ctx.self),)
+    return (_elu_grad(g, ctx.self, a, 1.0, inv),)
 
 
 @op("celu_", "CeluBackward1", ("self",),
@@ -122,7 +123,7 @@ def CELU(ctx, g):
     local={"self": "1 if result > 0 else result/α + 1"})
 def CELU_INPLACE(ctx, g):
     a = ctx.alpha
-    return (_elu_grad_result(g, ctx.result, a, 1.0, 1.0 / a),)
+    return (_elu_grad_result(g, ctx.result, a, 1.0, 1.0 / float(np.float32(a))),)
 
 
 @export(torch=("celu",), functional=("celu",))

@@ -42,7 +42,8 @@ def _zeros(g):
 @op("tanh_backward", "TanhBackwardBackward0", ("grad_output", "output"),
     vjp={"grad_output": "tanh_backward(grad, output)", "output": "grad * (-2 * output * grad_output)"})
 def TANH_BACKWARD(ctx, gg):
-    return tanh_backward(gg, ctx.output), gg * (ctx.output * -2 * ctx.grad_output)
+    from .arith import mul_scalar
+    return tanh_backward(gg, ctx.output), gg * (mul_scalar(ctx.output, -2) * ctx.grad_output)
 
 
 def tanh_backward(grad_output, output):
@@ -58,8 +59,10 @@ def tanh_backward(grad_output, output):
     vjp={"grad_output": "sigmoid_backward(grad, output)",
          "output": "grad * grad_output * (-2 * output + 1)"})
 def SIGMOID_BACKWARD(ctx, gg):
+    from .arith import mul_scalar
+    from .losses import add_scalar
     y = ctx.output
-    return sigmoid_backward(gg, y), gg * ctx.grad_output * (y * -2 + 1)
+    return sigmoid_backward(gg, y), gg * ctx.grad_output * add_scalar(mul_scalar(y, -2), 1)
 
 
 def _sigmoid_grad(g, y):
@@ -152,9 +155,11 @@ def elu_backward(grad_output, alpha, scale, input_scale, self):
     vjp={"grad_output": "softplus_backward(grad, self, beta, threshold)",
          "self": "sigmoid_backward(grad * grad_output, sigmoid(beta * self)) * (beta * self < threshold) * beta"})
 def SOFTPLUS_BACKWARD(ctx, gg):
+    from .arith import mul_scalar
     x = ctx.self
-    z = x * ctx.beta
-    second = sigmoid_backward(gg * ctx.grad_output, z.sigmoid()) * (z < ctx.threshold).to(gg.dtype) * ctx.beta
+    z = mul_scalar(x, ctx.beta)
+    second = mul_scalar(sigmoid_backward(gg * ctx.grad_output, z.sigmoid()) * (z < ctx.threshold).to(gg.dtype),
+                        ctx.beta)
     return softplus_backward(gg, x, ctx.beta, ctx.threshold), second
 
 

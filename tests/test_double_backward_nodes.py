@@ -1,0 +1,147 @@
+"""Backward nodes that are differentiable ops themselves (TanhBackwardBackward0,
+ThresholdBackwardBackward0, SoftmaxBackwardDataBackward0 ...) against torch 2.13.
+
+For each op and generated inputs (shapes, float32/float64, values at 0 and at the
+kinks): the name of ``g.grad_fn`` after ``autograd.grad(..., create_graph=True)`` and two
+levels of its ``next_functions``, the values of ``g``, of the second derivatives of
+``g.sum()`` with respect to the input and to the grad output, and of a third derivative.
+One script per case runs under both; its printed lines are compared one by one.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+
+import numpy as np
+import pytest
+
+from helpers import autotrace_stdout, torch_stdout
+
+OPS = {
+    "tanh": "torch.tanh(x)",
+    "sigmoid": "torch.sigmoid(x)",
+    "relu": "torch.relu(x)",
+    "relu_method": "x.relu()",
+    "leaky_relu": "F.leaky_relu(x, 0.2)",
+    "hardtanh": "F.hardtanh(x)",
+    "relu6": "F.relu6(x)",
+    "elu": "F.elu(x, 0.7)",
+    "selu": "F.selu(x)",
+    "celu": "F.celu(x, 1.3)",
+    "softplus": "F.softplus(x, 2.0, 1.0)",
+    "gelu": "F.gelu(x)",
+    "gelu_tanh": "F.gelu(x, approximate='tanh')",
+    "softmax": "F.softmax(x, -1)",
+    "softmax0": "torch.softmax(x, 0)",
+    "log_softmax": "F.log_softmax(x, -1)",
+    "log_softmax0": "x.log_softmax(0)",
+}
+
+# the first-order value is bit for bit torch's for these (others: last bits, as without create_graph)
+EXACT = {(name, dtype) for name in ("tanh", "sigmoid", "relu", "relu_method", "leaky_relu", "hardtanh", "relu6",
+                                    "softmax", "log_softmax") for dtype in ("float32",)}
+
+# values at each op's kinks (0, ±1, 6, the softplus threshold 1/beta)
+KINKS = [0.0, -0.0, 1.0, -1.0, 6.0, 0.5, -2.0, 3.0]
+
+
+def _inputs(seed, shape, dtype):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(0, 2, size=shape)
+    flat = x.reshape(-1)
+    k = rng.choice(len(KINKS), size=max(1, flat.size // 2))
+    flat[: len(k)] = np.asarray(KINKS)[k]
+    rng.shuffle(flat)
+    go = rng.normal(1, 1, size=shape)
+    cast = np.float32 if dtype == "float32" else np.float64
+    return x.astype(cast).tolist(), go.astype(cast).tolist()
+
+
+def _script(expr, x, go, dtype, go_grad):
+    return f"""
+import torch
+import torch.nn.functional as F
+
+def names(fn):
+    return [None if f is None else f.name() for f, _ in fn.next_functions]
+
+x = torch.tensor({x!r}, dtype=torch.{dtype}, requires_grad=True)
+go = torch.tensor({go!r}, dtype=torch.{dtype}, requires_grad={go_grad})
+y = {expr}
+g, = torch.autograd.grad(y, x, go, create_graph=True)
+print("node", g.grad_fn.name(), g.requires_grad)
+print("next", names(g.grad_fn))
+print("next2", [None if f is None else names(f) for f, _ in g.grad_fn.next_functions])
+print("g", g.tolist())
+wrt = [x, go] if go.requires_grad else [x]
+d2 = torch.autograd.grad(g.sum(), wrt, create_graph=True, allow_unused=True)
+print("d2x", None if d2[0] is None else d2[0].tolist())
+if go.requires_grad:
+    print("d2go", d2[1].tolist())
+if d2[0] is not None and d2[0].requires_grad:
+    print("d2x_node", d2[0].grad_fn.name())
+    d3, = torch.autograd.grad((d2[0] * d2[0]).sum(), x, allow_unused=True)
+    print("d3", None if d3 is None else d3.tolist())
+"""
+
+
+def _lines(out):
+    got = {}
+    for line in out.splitlines():
+        key, _, rest = line.partition(" ")
+        got[key] = rest
+    return got
+
+
+def _close(a, b, dtype, exact):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if exact:
+        return np.array_equal(a, b)
+    tol = 2e-5 if dtype == "float32" else 1e-12
+    return np.allclose(a, b, rtol=tol, atol=tol)
+
+
+CASES = [(name, seed, shape, dtype, go_grad)
+         for name in OPS
+         for seed, shape in ((1, (2, 3)), (2, (4,)), (3, (3, 1, 2)))
+         for dtype in ("float32", "float64")
+         for go_grad in ((False, True) if seed == 1 else (seed == 2,))]
+
+
+def _case_src(case):
+    name, seed, shape, dtype, go_grad = case
+    x, go = _inputs(seed, shape, dtype)
+    return _script(OPS[name], x, go, dtype, go_grad)
+
+
+@functools.lru_cache(maxsize=None)
+def _torch_outputs(name):
+    """The torch output of every case of op ``name``, from one torch process (each
+    script in its own function)."""
+    parts = ["import torch\n"]
+    for i, case in enumerate(CASES):
+        if case[0] == name:
+            body = "\n".join("    " + line for line in _case_src(case).splitlines())
+            parts.append(f"def case{i}():\n{body}\n\nprint('@@ {i}')\ncase{i}()\n")
+    out = torch_stdout("\n".join(parts))
+    chunks = out.split("@@ ")[1:]
+    return {int(c.split("\n", 1)[0]): c.split("\n", 1)[1] for c in chunks}
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}-{c[3]}-go{int(c[4])}")
+def test_double_backward_against_torch(case):
+    name, seed, shape, dtype, go_grad = case
+    want = _lines(_torch_outputs(name)[CASES.index(case)])
+    got = _lines(autotrace_stdout(_case_src(case)))
+    assert want.keys() == got.keys(), (want, got)
+    for key in ("node", "next", "next2", "d2x_node"):
+        assert got.get(key) == want.get(key), key
+    for key in ("g", "d2x", "d2go", "d3"):
+        if key in want:
+            w, a = ast.literal_eval(want[key]), ast.literal_eval(got[key])
+            if w is None or a is None:
+                assert w is a is None, key
+            else:
+                exact = key == "g" and (name, dtype) in EXACT
+                assert _close(a, w, dtype, exact), (key, a, w)
