@@ -145,3 +145,76 @@ def test_double_backward_against_torch(case):
             else:
                 exact = key == "g" and (name, dtype) in EXACT
                 assert _close(a, w, dtype, exact), (key, a, w)
+
+
+SAVED = """
+import torch
+import torch.nn.functional as F
+x = torch.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+y = torch.relu(x)
+y.backward(torch.ones(3) * 1.5, create_graph=True)
+g = x.grad
+print(g.grad_fn.name(), g.requires_grad)
+x.grad = None
+g.sum().backward()
+print(x.grad)
+x = torch.tensor([[0.3, -0.2], [1.0, 0.5]], requires_grad=True)
+g, = torch.autograd.grad(torch.tanh(x), x, torch.ones_like(x) * 1.5, create_graph=True)
+print(g.grad_fn._saved_output, g.grad_fn._saved_grad_output)
+g, = torch.autograd.grad(torch.sigmoid(x), x, torch.ones_like(x), create_graph=True)
+print(g.grad_fn._saved_output, g.grad_fn._saved_grad_output)
+g, = torch.autograd.grad(F.leaky_relu(x, 0.1), x, torch.ones_like(x), create_graph=True)
+print(g.grad_fn._saved_self, g.grad_fn._saved_negative_slope)
+g, = torch.autograd.grad(F.hardtanh(x, -0.5, 0.5), x, torch.ones_like(x), create_graph=True)
+print(g.grad_fn._saved_min_val, g.grad_fn._saved_max_val, g.grad_fn._saved_self)
+for f in (F.softmax, F.log_softmax):
+    g, = torch.autograd.grad(f(x, 1), x, torch.ones_like(x), create_graph=True)
+    print(g.grad_fn._saved_dim, g.grad_fn._saved_output, g.grad_fn._saved_grad_output)
+for f in (F.elu, F.selu, F.celu):
+    g, = torch.autograd.grad(f(x), x, torch.ones_like(x), create_graph=True)
+    n = g.grad_fn
+    print(n.name(), n._saved_alpha, n._saved_scale, n._saved_input_scale, n._saved_is_result, n._saved_self_or_result)
+g, = torch.autograd.grad(F.softplus(x), x, torch.ones_like(x), create_graph=True)
+print(g.grad_fn._saved_beta, g.grad_fn._saved_threshold, g.grad_fn._saved_self)
+g, = torch.autograd.grad(F.softplus(x, 2.0, 3.0), x, torch.ones_like(x), create_graph=True)
+print(g.grad_fn._saved_beta, g.grad_fn._saved_threshold)
+g, = torch.autograd.grad(F.gelu(x, approximate="tanh"), x, torch.ones_like(x), create_graph=True)
+print(g.grad_fn._saved_approximate, g.grad_fn._saved_self, g.grad_fn._saved_grad_output)
+g, = torch.autograd.grad(torch.relu(x), x, torch.ones_like(x), create_graph=True)
+print(g.grad_fn._saved_threshold, g.grad_fn._saved_self)
+g.sum().backward()
+try:
+    g.grad_fn._saved_self
+except RuntimeError as e:
+    print("RuntimeError", e)
+try:
+    g.sum().backward()
+except RuntimeError as e:
+    print("RuntimeError", e)
+print(g.grad_fn._saved_threshold)
+"""
+
+
+def test_saved_tensors_relu_backward_and_freed_graph_as_torch():
+    """The nodes' ``_saved_*`` as torch names them (numbers as the Scalar torch keeps:
+    softplus's default beta is 1, not 1.0), relu's second derivative zeros through
+    ``backward(create_graph=True)``, and the errors after the graph is freed."""
+    assert autotrace_stdout(SAVED) == torch_stdout(SAVED)
+
+
+def test_first_order_fast_path_unchanged():
+    """Without create_graph no double-backward node is built: the gradient has no
+    grad_fn and the first-order kernels give the numbers."""
+    src = """
+import torch
+import torch.nn.functional as F
+x = torch.tensor([[0.3, -0.2, 0.0], [1.0, 0.5, -3.0]], requires_grad=True)
+for f in (torch.tanh, torch.sigmoid, torch.relu, F.gelu, F.elu, F.softplus, F.hardtanh, F.leaky_relu):
+    g, = torch.autograd.grad(f(x), x, torch.ones_like(x) * 0.7)
+    print(g.grad_fn, g.requires_grad, g.tolist())
+g, = torch.autograd.grad(F.softmax(x, 1), x, torch.ones_like(x) * 0.7)
+print(g.grad_fn, g.requires_grad)
+"""
+    got = autotrace_stdout(src)
+    assert "Backward" not in got
+    assert got.count("None False") == 9

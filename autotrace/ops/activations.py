@@ -79,7 +79,7 @@ def _elu_grad_result(g, r, alpha, scale, input_scale):
     local={"self": "scale if self > 0 else α·scale·exp(self)"})
 def SELU(ctx, g):
     if grad_mode.enabled:
-        return (double_backward.elu_backward(g, SELU_ALPHA, SELU_SCALE, 1.0, ctx.self),)
+        return (double_backward.elu_backward(g, SELU_ALPHA, SELU_SCALE, 1, ctx.self),)
     return (_elu_grad(g, ctx.self, SELU_ALPHA, SELU_SCALE, 1.0),)
 
 
@@ -114,7 +114,7 @@ def CELU(ctx, g):
     a = ctx.alpha
     inv = 1.0 / float(np.float32(a))   # derivatives.yaml: 1.0 / alpha.toFloat()
     if grad_mode.enabled:
-        return (double_backward.elu_backward(g, a, 1.0, inv, ctx.self),)
+        return (double_backward.elu_backward(g, a, 1, inv, ctx.self),)
     return (_elu_grad(g, ctx.self, a, 1.0, inv),)
 
 

@@ -206,7 +206,7 @@ def prelu(input, weight):
 def ELU(ctx, g):
     if grad_mode.enabled:
         from .double_backward import elu_backward
-        return (elu_backward(g, ctx.alpha, 1.0, 1.0, ctx.self),)
+        return (elu_backward(g, ctx.alpha, 1, 1, ctx.self),)
     x = ctx.self
     pos = (x > 0).to(g.dtype)
     return (g * (pos + (1 - pos) * (x.exp() * ctx.alpha)),)

@@ -204,7 +204,7 @@ def softplus_grad(g, x, beta, threshold):
 
 
 @export(functional=("softplus",))
-def softplus(input, beta=1.0, threshold=20.0):
+def softplus(input, beta=1, threshold=20):
     """``log(1 + exp(beta·x)) / beta``, linear where ``beta·x > threshold`` (SoftplusBackward0)."""
     x = input._data
     z = x * x.dtype.type(beta)
