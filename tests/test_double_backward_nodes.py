@@ -218,3 +218,45 @@ print(g.grad_fn, g.requires_grad)
     got = autotrace_stdout(src)
     assert "Backward" not in got
     assert got.count("None False") == 9
+
+
+PADS = """import torch
+import torch.nn.functional as F
+for mode in ("reflect", "replicate"):
+    for shape, pad in (((1, 2, 3), (1, 2)), ((2, 3), (2, 1)), ((1, 1, 3, 4), (1, 2, 2, 1)), ((1, 2, 3, 3, 3), (1, 1, 1, 0, 2, 1)), ((2, 4), (-1, 1))):
+        x0 = torch.arange(float(torch.tensor(shape).prod())).reshape(shape) * 0.3 - 1
+        x = x0.clone().requires_grad_()
+        y = F.pad(x, pad, mode=mode)
+        print(y.grad_fn.name(), y.grad_fn._saved_padding)
+        go = (torch.arange(float(y.numel())).reshape(y.shape) * 0.7).requires_grad_()
+        g, = torch.autograd.grad(y, x, go, create_graph=True)
+        n = g.grad_fn
+        print(n.name(), n._saved_padding, [None if f is None else f.name() for f, _ in n.next_functions])
+        print(g.tolist())
+        gg = torch.arange(float(g.numel())).reshape(g.shape) * -0.2
+        a, b = torch.autograd.grad(g, [x, go], gg, create_graph=True)
+        print(a.tolist(), b.tolist(), b.grad_fn)
+        y2 = F.pad(x * x, pad, mode=mode)
+        g, = torch.autograd.grad(y2, x, go, create_graph=True)
+        a, b = torch.autograd.grad((g * g).sum(), [x, go], create_graph=True)
+        print(a.tolist(), b.tolist(), b.grad_fn.name())
+        c, = torch.autograd.grad((b * b).sum(), x)
+        print(c.tolist())
+x = torch.ones(1, 2, 3, requires_grad=True)
+y = F.pad(x, (1, 1), mode="reflect")
+with torch.no_grad():
+    x.mul_(2)
+try:
+    y.sum().backward()
+    print(x.grad)
+except RuntimeError as e:
+    print("RuntimeError", e)
+"""
+
+
+def test_reflection_replication_pad_double_backward_as_torch():
+    """ReflectionPad1D/2D/3D and ReplicationPad1D/2D/3DBackwardBackward0: names,
+    next_functions (grad output, self), ``_saved_padding`` (a negative amount as torch
+    shows it, unsigned), g, second derivatives (zeros wrt self; the pad of the upstream
+    wrt the grad output), a third derivative, and the in-place check of the saved input."""
+    assert autotrace_stdout(PADS) == torch_stdout(PADS)

@@ -489,6 +489,15 @@ for _n, _f in (("tanh_backward", lambda L, a: L.t.tanh(a)), ("sigmoid_backward",
                ("_log_softmax_backward_data", lambda L, a: L.F.log_softmax(a, 0))):
     spec(_n, shapes=lambda draw: [draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4))] * 2,
          domains=(NZ, ANY))(_double_backward(_f))
+for _n, _shape, _out, _pad, _mode in (
+        ("reflection_pad1d_backward", (2, 3, 4), (2, 3, 6), (3, -1), "reflect"),
+        ("reflection_pad2d_backward", (2, 3, 4), (2, 5, 7), (1, 2, 2, 0), "reflect"),
+        ("reflection_pad3d_backward", (1, 2, 3, 4), (1, 4, 5, 7), (1, 2, 2, 0, 1, 1), "reflect"),
+        ("replication_pad1d_backward", (2, 3, 4), (2, 3, 7), (5, -2), "replicate"),
+        ("replication_pad2d_backward", (3, 2, 4), (3, 5, 8), (1, 3, 2, 1), "replicate"),
+        ("replication_pad3d_backward", (2, 2, 3, 4), (2, 4, 4, 6), (1, 1, 0, 1, 1, 1), "replicate")):
+    spec(_n, shapes=fixed_shapes(_shape, _out), domains=(ANY, ANY))(
+        _double_backward(lambda L, a, _p=_pad, _m=_mode: L.F.pad(a * a, _p, mode=_m)))
 
 
 spec("prelu_kernel", shapes=fixed_shapes((2, 3, 2), (3,)), domains=(NZ, ANY))(
