@@ -260,3 +260,26 @@ def test_reflection_replication_pad_double_backward_as_torch():
     shows it, unsigned), g, second derivatives (zeros wrt self; the pad of the upstream
     wrt the grad output), a third derivative, and the in-place check of the saved input."""
     assert autotrace_stdout(PADS) == torch_stdout(PADS)
+
+
+HARDSIGMOID = """import torch
+import torch.nn.functional as F
+x = torch.tensor([-4.0, -3.0, 0.5, 3.0, 1.0], requires_grad=True)
+for rg in (False, True):
+    go = torch.tensor([1.0, 2.0, -0.5, 1.5, 0.25], requires_grad=rg)
+    g, = torch.autograd.grad(F.hardsigmoid(x), x, go, create_graph=True)
+    print(g, g.requires_grad, [f.name() for f, _ in g.grad_fn.next_functions])
+    try:
+        g.sum().backward()
+    except RuntimeError as e:
+        print("RuntimeError", e)
+g, = torch.autograd.grad(F.hardsigmoid(x), x, torch.ones(5))
+print(g)
+"""
+
+
+def test_hardsigmoid_gradient_hangs_off_not_implemented():
+    """torch 2.13 has no derivative for hardsigmoid_backward: with create_graph the
+    gradient requires grad through a NotImplemented node (edges to the inputs that require
+    grad only), and backward through it is torch's RuntimeError."""
+    assert autotrace_stdout(HARDSIGMOID) == torch_stdout(HARDSIGMOID)

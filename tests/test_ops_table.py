@@ -489,6 +489,9 @@ for _n, _f in (("tanh_backward", lambda L, a: L.t.tanh(a)), ("sigmoid_backward",
                ("_log_softmax_backward_data", lambda L, a: L.F.log_softmax(a, 0))):
     spec(_n, shapes=lambda draw: [draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4))] * 2,
          domains=(NZ, ANY))(_double_backward(_f))
+spec("hardsigmoid_backward", shapes=lambda draw: [draw(hnp.array_shapes(min_dims=1, max_dims=3, max_side=4))] * 2,
+     domains=(NZ, ANY), nondiff=True, gradcheck=False, gradgrad=False)(
+    lambda L, a, go: _double_backward(lambda L, a: L.F.hardsigmoid(a))(L, a, go).detach())
 for _n, _shape, _out, _pad, _mode in (
         ("reflection_pad1d_backward", (2, 3, 4), (2, 3, 6), (3, -1), "reflect"),
         ("reflection_pad2d_backward", (2, 3, 4), (2, 5, 7), (1, 2, 2, 0), "reflect"),

@@ -213,10 +213,29 @@ def hardswish(input, inplace=False):
     vjp={"self": "grad / 6 if -3 < self < 3 else 0"},
     local={"self": "1/6 on (−3, 3), 0 elsewhere"})
 def HARDSIGMOID(ctx, g):
+    if grad_mode.enabled:
+        return (_hardsigmoid_backward(g, ctx.self),)
+    return (_hardsigmoid_grad(g, ctx.self),)
+
+
+def _hardsigmoid_grad(g, x):
     from .unary import where
-    x = ctx.self
     # ATen's hardsigmoid_backward multiplies by the float constant 1.0f/6.0f in every dtype
-    return (where((x > -3) & (x < 3), g * _ONE_SIXTH_F, 0.0),)
+    return where((x > -3) & (x < 3), g * _ONE_SIXTH_F, 0.0)
+
+
+@op("hardsigmoid_backward", "NotImplemented", ("grad_output", "self"),
+    vjp={"grad_output": "not implemented", "self": "not implemented"}, local={"grad_output": "-", "self": "-"})
+def HARDSIGMOID_BACKWARD(ctx, g):
+    raise RuntimeError("derivative for aten::hardsigmoid_backward is not implemented")
+
+
+def _hardsigmoid_backward(g, x):
+    """With create_graph: torch 2.13 has no derivative for ``hardsigmoid_backward``, so the
+    gradient hangs off a NotImplemented node over the inputs that require grad, and a
+    backward through it raises."""
+    v = double_backward._plain(_hardsigmoid_grad, g, x)
+    return make(HARDSIGMOID_BACKWARD, v._data, tuple(t for t in (g, x) if t.requires_grad))
 
 
 @export(functional=("hardsigmoid",))
