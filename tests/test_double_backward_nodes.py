@@ -36,6 +36,8 @@ OPS = {
     "softmax0": "torch.softmax(x, 0)",
     "log_softmax": "F.log_softmax(x, -1)",
     "log_softmax0": "x.log_softmax(0)",
+    "hardswish": "F.hardswish(x)",
+    "logsigmoid": "F.logsigmoid(x)",
 }
 
 # the first-order value is bit for bit torch's for these (others: last bits, as without create_graph)
@@ -43,7 +45,7 @@ EXACT = {(name, dtype) for name in ("tanh", "sigmoid", "relu", "relu_method", "l
                                     "softmax", "log_softmax") for dtype in ("float32",)}
 
 # values at each op's kinks (0, ±1, 6, the softplus threshold 1/beta)
-KINKS = [0.0, -0.0, 1.0, -1.0, 6.0, 0.5, -2.0, 3.0]
+KINKS = [0.0, -0.0, 1.0, -1.0, 6.0, 0.5, -2.0, 3.0, -3.0]
 
 
 def _inputs(seed, shape, dtype):

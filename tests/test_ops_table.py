@@ -486,6 +486,8 @@ for _n, _f in (("tanh_backward", lambda L, a: L.t.tanh(a)), ("sigmoid_backward",
                ("softplus_backward", lambda L, a: L.F.softplus(a, 1.5, 2.0)),
                ("gelu_backward", lambda L, a: L.F.gelu(a, approximate="tanh") + L.F.gelu(a)),
                ("_softmax_backward_data", lambda L, a: L.F.softmax(a, -1)),
+               ("hardswish_backward", lambda L, a: L.F.hardswish(a * 4)),
+               ("log_sigmoid_backward", lambda L, a: L.F.logsigmoid(a)),
                ("_log_softmax_backward_data", lambda L, a: L.F.log_softmax(a, 0))):
     spec(_n, shapes=lambda draw: [draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4))] * 2,
          domains=(NZ, ANY))(_double_backward(_f))

@@ -193,10 +193,15 @@ def _relu6_of_x_plus_3(x):
     vjp={"self": "0 if self <= -3 else grad * (self / 3 + 0.5) if self < 3 else grad"},
     local={"self": "0 up to −3, self/3 + 1/2 on (−3, 3), 1 from 3 on"})
 def HARDSWISH(ctx, g):
+    if grad_mode.enabled:
+        return (double_backward.hardswish_backward(g, ctx.self),)
+    return (hardswish_grad(g, ctx.self),)
+
+
+def hardswish_grad(g, x):
     from .unary import where
-    x = ctx.self
     mid = g * (x / 3 + 0.5)
-    return (where(x <= -3, 0.0, where(x < 3, mid, g)),)
+    return where(x <= -3, 0.0, where(x < 3, mid, g))
 
 
 @export(functional=("hardswish",))
@@ -254,7 +259,13 @@ def hardsigmoid(input, inplace=False):
     vjp={"self": "grad * sigmoid(-self)"},
     local={"self": "σ(−x) = 1 − σ(x)"})
 def LOG_SIGMOID(ctx, g):
-    return (g * (-ctx.self).sigmoid(),)
+    if grad_mode.enabled:
+        return (double_backward.log_sigmoid_backward(g, ctx.self),)
+    return (log_sigmoid_grad(g, ctx.self),)
+
+
+def log_sigmoid_grad(g, x):
+    return g * (-x).sigmoid()
 
 
 @export(functional=("logsigmoid",))

@@ -203,6 +203,39 @@ def gelu_backward(grad_output, self, approximate):
                 save={"grad_output": grad_output, "self": self}, attrs={"approximate": approximate})
 
 
+@op("hardswish_backward", "HardswishBackwardBackward0", ("grad_output", "self"),
+    vjp={"grad_output": "hardswish_backward(grad, self)",
+         "self": "where(-3 < self < 3, grad * grad_output / 3, 0)"})
+def HARDSWISH_BACKWARD(ctx, gg):
+    from .unary import where
+    x = ctx.self
+    return hardswish_backward(gg, x), where((x > -3) & (x < 3), gg * ctx.grad_output / 3.0, 0.0)
+
+
+def hardswish_backward(grad_output, self):
+    """``grad_output · (self/3 + 1/2)`` on (−3, 3), 0 up to −3, ``grad_output`` from 3
+    (HardswishBackwardBackward0)."""
+    from .activations import hardswish_grad
+    v = _plain(hardswish_grad, grad_output, self)
+    return make(HARDSWISH_BACKWARD, v._data, (grad_output, self), save={"grad_output": grad_output, "self": self})
+
+
+@op("log_sigmoid_backward", "LogSigmoidBackwardBackward0", ("grad_output", "self"),
+    vjp={"grad_output": "log_sigmoid_backward(grad, self, buffer)",
+         "self": "log_sigmoid_double_backward(grad * grad_output, self) = grad * grad_output * (sigmoid(self) - 1) * sigmoid(self)"})
+def LOG_SIGMOID_BACKWARD(ctx, gg):
+    x = ctx.self
+    z = x.sigmoid()
+    return log_sigmoid_backward(gg, x), gg * ctx.grad_output * (z - 1) * z
+
+
+def log_sigmoid_backward(grad_output, self):
+    """``grad_output · sigmoid(−self)`` (LogSigmoidBackwardBackward0)."""
+    from .activations import log_sigmoid_grad
+    v = _plain(log_sigmoid_grad, grad_output, self)
+    return make(LOG_SIGMOID_BACKWARD, v._data, (grad_output, self), save={"grad_output": grad_output, "self": self})
+
+
 # -- softmax, log_softmax --------------------------------------------------------------------------
 
 
