@@ -194,6 +194,8 @@ class Node:
         "_saved_size", "_saved_stride", "_saved_storage_offset",
         "_saved_query", "_saved_key", "_saved_value", "_saved_output", "_saved_logsumexp", "_saved_attn_mask",
         "_saved_scale", "_saved_dropout_p", "_saved_is_causal",
+        "_saved_grad_output", "_saved_threshold", "_saved_min_val", "_saved_max_val", "_saved_beta",
+        "_saved_input_scale", "_saved_is_result", "_saved_self_or_result", "_saved_padding",
     })
 
     @staticmethod

@@ -488,6 +488,44 @@ def _flash_grads(L, q, k, v):
 
 spec("sdpa_flash_cpu_backward", shapes=fixed_shapes((1, 2, 3, 4), (1, 2, 4, 4), (1, 2, 4, 4)),
      domains=(ANY, ANY, ANY), nondiff=True, gradcheck=False, gradgrad=False)(_flash_grads)
+def _double_backward(f):
+    """The gradient of ``f(a)`` for the upstream ``go`` with create_graph: torch's
+    XBackwardBackward0 node over (go, a or f(a))."""
+    def call(L, a, go):
+        grad = L.t.autograd.grad if L.name == "torch" else engine.grad
+        if not a.requires_grad:  # (the central differences pass plain tensors)
+            a = a.detach().requires_grad_()
+        return grad(f(L, a), a, go, create_graph=True)[0]
+    return call
+
+
+for _n, _f in (("tanh_backward", lambda L, a: L.t.tanh(a)), ("sigmoid_backward", lambda L, a: L.t.sigmoid(a)),
+               ("threshold_backward", lambda L, a: L.t.relu(a)),
+               ("leaky_relu_backward", lambda L, a: L.F.leaky_relu(a, 0.3)),
+               ("hardtanh_backward", lambda L, a: L.F.hardtanh(a, -0.6, 0.8)),
+               ("elu_backward", lambda L, a: L.F.elu(a, 0.8)),
+               ("softplus_backward", lambda L, a: L.F.softplus(a, 1.5, 2.0)),
+               ("gelu_backward", lambda L, a: L.F.gelu(a, approximate="tanh") + L.F.gelu(a)),
+               ("_softmax_backward_data", lambda L, a: L.F.softmax(a, -1)),
+               ("hardswish_backward", lambda L, a: L.F.hardswish(a * 4)),
+               ("log_sigmoid_backward", lambda L, a: L.F.logsigmoid(a)),
+               ("_log_softmax_backward_data", lambda L, a: L.F.log_softmax(a, 0))):
+    spec(_n, shapes=lambda draw: [draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4))] * 2,
+         domains=(NZ, ANY))(_double_backward(_f))
+spec("hardsigmoid_backward", shapes=lambda draw: [draw(hnp.array_shapes(min_dims=1, max_dims=3, max_side=4))] * 2,
+     domains=(NZ, ANY), nondiff=True, gradcheck=False, gradgrad=False)(
+    lambda L, a, go: _double_backward(lambda L, a: L.F.hardsigmoid(a))(L, a, go).detach())
+for _n, _shape, _out, _pad, _mode in (
+        ("reflection_pad1d_backward", (2, 3, 4), (2, 3, 6), (3, -1), "reflect"),
+        ("reflection_pad2d_backward", (2, 3, 4), (2, 5, 7), (1, 2, 2, 0), "reflect"),
+        ("reflection_pad3d_backward", (1, 2, 3, 4), (1, 4, 5, 7), (1, 2, 2, 0, 1, 1), "reflect"),
+        ("replication_pad1d_backward", (2, 3, 4), (2, 3, 7), (5, -2), "replicate"),
+        ("replication_pad2d_backward", (3, 2, 4), (3, 5, 8), (1, 3, 2, 1), "replicate"),
+        ("replication_pad3d_backward", (2, 2, 3, 4), (2, 4, 4, 6), (1, 1, 0, 1, 1, 1), "replicate")):
+    spec(_n, shapes=fixed_shapes(_shape, _out), domains=(ANY, ANY))(
+        _double_backward(lambda L, a, _p=_pad, _m=_mode: L.F.pad(a * a, _p, mode=_m)))
+
+
 spec("prelu_kernel", shapes=fixed_shapes((2, 3, 2), (3,)), domains=(NZ, ANY))(
     lambda L, a, w: (L.F.prelu(a, w), L.F.prelu(a, w[:1] * 1), L.t.prelu(a[0, 0], w[1:2] * 1)))
 spec("masked_select", shapes=fixed_shapes((3, 4)), domains=(NZ,))(lambda L, a: a.masked_select(a > 0))

@@ -551,7 +551,7 @@ def load():
     _loaded = True
     from . import arith, power, unary, reduce, shape, indexing, linalg, nn, conv, norm, rnn, losses  # noqa: F401
     from . import activations, adaptive_pool, attention, convert, counting, einsum, feature_dropout, fills, mathops, matrix, mha, pad_modes, put, scatter, similarity, sorting, upsample  # noqa: F401
-    from . import bilinear, distance_losses, embedding_bag, moments, nanreduce, packed, storage  # noqa: F401
+    from . import bilinear, distance_losses, double_backward, embedding_bag, moments, nanreduce, packed, storage  # noqa: F401
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
     Tensor._script_attrs = frozenset(

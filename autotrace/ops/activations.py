@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, grad_mode
+from . import double_backward
 from . import RESULT, check_inplace, commit_inplace, export, make, op
 from .kernels import log_sigmoid as _log_sigmoid_kernel
 
@@ -77,6 +78,8 @@ def _elu_grad_result(g, r, alpha, scale, input_scale):
     vjp={"self": "grad * scale if self > 0 else grad * alpha * scale * exp(self)  (selu's alpha, scale)"},
     local={"self": "scale if self > 0 else α·scale·exp(self)"})
 def SELU(ctx, g):
+    if grad_mode.enabled:
+        return (double_backward.elu_backward(g, SELU_ALPHA, SELU_SCALE, 1, ctx.self),)
     return (_elu_grad(g, ctx.self, SELU_ALPHA, SELU_SCALE, 1.0),)
 
 
@@ -109,7 +112,10 @@ def selu_(input):
     local={"self": "1 if self > 0 else exp(self/α)"})
 def CELU(ctx, g):
     a = ctx.alpha
-    return (_elu_grad(g, ctx.self, a, 1.0, 1.0 / a),)
+    inv = 1.0 / float(np.float32(a))   # derivatives.yaml: 1.0 / alpha.toFloat()
+    if grad_mode.enabled:
+        return (double_backward.elu_backward(g, a, 1, inv, ctx.self),)
+    return (_elu_grad(g, ctx.self, a, 1.0, inv),)
 
 
 @op("celu_", "CeluBackward1", ("self",),
@@ -117,7 +123,7 @@ def CELU(ctx, g):
     local={"self": "1 if result > 0 else result/α + 1"})
 def CELU_INPLACE(ctx, g):
     a = ctx.alpha
-    return (_elu_grad_result(g, ctx.result, a, 1.0, 1.0 / a),)
+    return (_elu_grad_result(g, ctx.result, a, 1.0, 1.0 / float(np.float32(a))),)
 
 
 @export(torch=("celu",), functional=("celu",))
@@ -187,10 +193,15 @@ def _relu6_of_x_plus_3(x):
     vjp={"self": "0 if self <= -3 else grad * (self / 3 + 0.5) if self < 3 else grad"},
     local={"self": "0 up to −3, self/3 + 1/2 on (−3, 3), 1 from 3 on"})
 def HARDSWISH(ctx, g):
+    if grad_mode.enabled:
+        return (double_backward.hardswish_backward(g, ctx.self),)
+    return (hardswish_grad(g, ctx.self),)
+
+
+def hardswish_grad(g, x):
     from .unary import where
-    x = ctx.self
     mid = g * (x / 3 + 0.5)
-    return (where(x <= -3, 0.0, where(x < 3, mid, g)),)
+    return where(x <= -3, 0.0, where(x < 3, mid, g))
 
 
 @export(functional=("hardswish",))
@@ -207,10 +218,29 @@ def hardswish(input, inplace=False):
     vjp={"self": "grad / 6 if -3 < self < 3 else 0"},
     local={"self": "1/6 on (−3, 3), 0 elsewhere"})
 def HARDSIGMOID(ctx, g):
+    if grad_mode.enabled:
+        return (_hardsigmoid_backward(g, ctx.self),)
+    return (_hardsigmoid_grad(g, ctx.self),)
+
+
+def _hardsigmoid_grad(g, x):
     from .unary import where
-    x = ctx.self
     # ATen's hardsigmoid_backward multiplies by the float constant 1.0f/6.0f in every dtype
-    return (where((x > -3) & (x < 3), g * _ONE_SIXTH_F, 0.0),)
+    return where((x > -3) & (x < 3), g * _ONE_SIXTH_F, 0.0)
+
+
+@op("hardsigmoid_backward", "NotImplemented", ("grad_output", "self"),
+    vjp={"grad_output": "not implemented", "self": "not implemented"}, local={"grad_output": "-", "self": "-"})
+def HARDSIGMOID_BACKWARD(ctx, g):
+    raise RuntimeError("derivative for aten::hardsigmoid_backward is not implemented")
+
+
+def _hardsigmoid_backward(g, x):
+    """With create_graph: torch 2.13 has no derivative for ``hardsigmoid_backward``, so the
+    gradient hangs off a NotImplemented node over the inputs that require grad, and a
+    backward through it raises."""
+    v = double_backward._plain(_hardsigmoid_grad, g, x)
+    return make(HARDSIGMOID_BACKWARD, v._data, tuple(t for t in (g, x) if t.requires_grad))
 
 
 @export(functional=("hardsigmoid",))
@@ -229,7 +259,13 @@ def hardsigmoid(input, inplace=False):
     vjp={"self": "grad * sigmoid(-self)"},
     local={"self": "σ(−x) = 1 − σ(x)"})
 def LOG_SIGMOID(ctx, g):
-    return (g * (-ctx.self).sigmoid(),)
+    if grad_mode.enabled:
+        return (double_backward.log_sigmoid_backward(g, ctx.self),)
+    return (log_sigmoid_grad(g, ctx.self),)
+
+
+def log_sigmoid_grad(g, x):
+    return g * (-x).sigmoid()
 
 
 @export(functional=("logsigmoid",))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import grad_mode
 from ..tensor import Tensor
 from . import check_inplace, commit_inplace, export, make, op
 from .nn import _bcast, _check_target_size, _reduction
@@ -203,6 +204,9 @@ def prelu(input, weight):
 @op("elu", "EluBackward0", ("self",), vjp={"self": "grad if self > 0 else grad · alpha · exp(self)"},
     local={"self": "1 if self > 0 else alpha·exp(self)"})
 def ELU(ctx, g):
+    if grad_mode.enabled:
+        from .double_backward import elu_backward
+        return (elu_backward(g, ctx.alpha, 1, 1, ctx.self),)
     x = ctx.self
     pos = (x > 0).to(g.dtype)
     return (g * (pos + (1 - pos) * (x.exp() * ctx.alpha)),)

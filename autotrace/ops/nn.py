@@ -12,10 +12,10 @@ import math
 
 import numpy as np
 
-from .. import diagnostics, dtypes
+from .. import diagnostics, dtypes, grad_mode
 from ..resources import check_count
 from ..tensor import Tensor, wrap_dim
-from . import cpu, kernels, onednn
+from . import cpu, double_backward, kernels, onednn
 from . import FUNCTIONAL, RESULT, check_inplace, commit_inplace, export, make, op
 from .unary import relu, sigmoid, tanh, zeros_like_grad
 from .reduce import _mean
@@ -60,9 +60,14 @@ def _check_target_size(input, target):
     vjp={"self": "where((self > min_val) & (self < max_val), grad, 0)"},
     local={"self": "1 if min_val < self < max_val else 0  (0 at the bounds)"})
 def HARDTANH(ctx, g):
+    if grad_mode.enabled:
+        return (double_backward.hardtanh_backward(g, ctx.self, ctx.min_val, ctx.max_val),)
+    return (hardtanh_grad(g, ctx.self, ctx.min_val, ctx.max_val),)
+
+
+def hardtanh_grad(g, x, min_val, max_val):
     from .unary import where
-    x = ctx.self
-    return (where((x > ctx.min_val) & (x < ctx.max_val), g, 0.0),)
+    return where((x > min_val) & (x < max_val), g, 0.0)
 
 
 @export(functional=("hardtanh",))
@@ -91,8 +96,14 @@ def relu6(input, inplace=False):
     vjp={"self": "where(self > 0, grad, grad * negative_slope)"},
     local={"self": "1 if self > 0 else negative_slope"})
 def LEAKY_RELU(ctx, g):
+    if grad_mode.enabled:
+        return (double_backward.leaky_relu_backward(g, ctx.self, ctx.negative_slope),)
+    return (leaky_relu_grad(g, ctx.self, ctx.negative_slope),)
+
+
+def leaky_relu_grad(g, x, negative_slope):
     from .unary import where
-    return (where(ctx.self > 0, g, g * ctx.negative_slope),)
+    return where(x > 0, g, g * negative_slope)
 
 
 @export(functional=("leaky_relu",))
@@ -135,16 +146,21 @@ def erf(input):
     vjp={"self": "grad * (Φ(self) + self·φ(self))  (approximate='tanh': derivative of the tanh form)"},
     local={"self": "Φ(x) + x·φ(x)"})
 def GELU(ctx, g):
-    x = ctx.self
-    if ctx.approximate == "tanh":
+    if grad_mode.enabled:
+        return (double_backward.gelu_backward(g, ctx.self, ctx.approximate),)
+    return (gelu_grad(g, ctx.self, ctx.approximate),)
+
+
+def gelu_grad(g, x, approximate):
+    if approximate == "tanh":
         inner = (x + x * x * x * 0.044715) * _SQRT2_PI
         th = inner.tanh()
         dinner = (x * x * (3 * 0.044715) + 1) * _SQRT2_PI
         d = (th + 1) * 0.5 + x * 0.5 * (1 - th * th) * dinner
-        return (g * d,)
+        return g * d
     cdf = (erf(x * _SQRT1_2) + 1) * 0.5
     pdf = (x * x * -0.5).exp() * (1 / math.sqrt(2 * math.pi))
-    return (g * (cdf + x * pdf),)
+    return g * (cdf + x * pdf)
 
 
 @export(functional=("gelu",))
@@ -175,15 +191,20 @@ def gelu(input, approximate="none"):
     vjp={"self": "grad * sigmoid(beta * self)  (grad where beta * self > threshold)"},
     local={"self": "σ(β·self)"})
 def SOFTPLUS(ctx, g):
-    x = ctx.self
-    z = x * ctx.beta
+    if grad_mode.enabled:
+        return (double_backward.softplus_backward(g, ctx.self, ctx.beta, ctx.threshold),)
+    return (softplus_grad(g, ctx.self, ctx.beta, ctx.threshold),)
+
+
+def softplus_grad(g, x, beta, threshold):
+    z = x * beta
     s = z.sigmoid()
-    lin = (z > ctx.threshold).to(g.dtype)
-    return (g * (lin + (1 - lin) * s),)
+    lin = (z > threshold).to(g.dtype)
+    return g * (lin + (1 - lin) * s)
 
 
 @export(functional=("softplus",))
-def softplus(input, beta=1.0, threshold=20.0):
+def softplus(input, beta=1, threshold=20):
     """``log(1 + exp(beta·x)) / beta``, linear where ``beta·x > threshold`` (SoftplusBackward0)."""
     x = input._data
     z = x * x.dtype.type(beta)
@@ -238,14 +259,18 @@ def _np_log_softmax(x, axis):
     local={"self": "diag(s) − s·sᵀ along dim"})
 def SOFTMAX(ctx, g):
     r = ctx.result
-    dim = ctx.dim
     if r.ndim == 0:
         return (g * 0,)
-    from .. import grad_mode
-    exact = None if grad_mode.enabled else kernels.softmax_backward(g._data, r._data, dim)
+    if grad_mode.enabled:
+        return (double_backward.softmax_backward_data(g, r, ctx.dim),)
+    return (softmax_grad(g, r, ctx.dim),)
+
+
+def softmax_grad(g, r, dim):
+    exact = kernels.softmax_backward(g._data, r._data, dim)
     if exact is not None:
-        return (Tensor._make(exact),)
-    return (r * (g - (g * r).sum(dim, keepdim=True)),)
+        return Tensor._make(exact)
+    return r * (g - (g * r).sum(dim, keepdim=True))
 
 
 @export(torch=("softmax",), tensor=("softmax",), functional=("softmax",))
@@ -276,11 +301,16 @@ def LOG_SOFTMAX(ctx, g):
     r = ctx.result
     if r.ndim == 0:
         return (g * 0,)
-    from .. import grad_mode
-    exact = None if grad_mode.enabled else kernels.log_softmax_backward(g._data, r._data, ctx.dim)
+    if grad_mode.enabled:
+        return (double_backward.log_softmax_backward_data(g, r, ctx.dim),)
+    return (log_softmax_grad(g, r, ctx.dim),)
+
+
+def log_softmax_grad(g, r, dim):
+    exact = kernels.log_softmax_backward(g._data, r._data, dim)
     if exact is not None:
-        return (Tensor._make(exact),)
-    return (g - r.exp() * g.sum(ctx.dim, keepdim=True),)
+        return Tensor._make(exact)
+    return g - r.exp() * g.sum(dim, keepdim=True)
 
 
 @export(torch=("log_softmax",), tensor=("log_softmax",), functional=("log_softmax",))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import grad_mode
 from ..resources import check_shape
 from ..tensor import Tensor
 from . import make, op
@@ -27,17 +28,46 @@ _SUPPORTED = ("Supported combinations for non-constant padding:\n"
               "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
 
 
-def _backward(ctx, g):
+def _grad(g, self_shape, key):
     from .indexing import embed
-    return (embed(g, ctx.self_shape, ctx.key, accumulate=True),)
+    return embed(g, self_shape, key, accumulate=True)
+
+
+def _backward(ctx, g):
+    if grad_mode.enabled:
+        return (_pad_backward(ctx, g),)
+    ctx.self  # torch unpacks the saved input (its in-place check) though the kernel needs only its shape
+    return (_grad(g, ctx.self_shape, ctx.key),)
+
+
+def _pad_backward(ctx, g):
+    """With create_graph: ``reflection_pad{k}d_backward(grad, self, padding)`` as one
+    node (ReflectionPad{k}DBackwardBackward0 ...) over the grad and ``self``."""
+    prev = grad_mode.enabled
+    grad_mode.enabled = False
+    try:
+        v = _grad(g, ctx.self_shape, ctx.key)
+    finally:
+        grad_mode.enabled = prev
+    return make(BACKWARD_OPS[ctx.mode, len(ctx.pad) // 2], v._data, (g, ctx.self),
+                attrs={"pad": ctx.pad, "padding": ctx.padding, "mode": ctx.mode, "self_shape": ctx.self_shape})
+
+
+def _double_backward(ctx, gg):
+    return pad_mode(gg, ctx.pad, ctx.mode), Tensor._make(np.zeros(ctx.self_shape, gg._data.dtype))
 
 
 OPS = {}
+BACKWARD_OPS = {}
 for _mode, _name in (("reflect", "Reflection"), ("replicate", "Replication")):
     for _k in (1, 2, 3):
         OPS[_mode, _k] = op(f"{_name.lower()}_pad{_k}d", f"{_name}Pad{_k}DBackward0", ("self",),
                             vjp={"self": "zeros(self.sizes()) with each output's grad added at its source"},
                             local={"self": "1 from each output element to the input element it copies"})(_backward)
+        BACKWARD_OPS[_mode, _k] = op(
+            f"{_name.lower()}_pad{_k}d_backward", f"{_name}Pad{_k}DBackwardBackward0", ("grad_output", "self"),
+            vjp={"grad_output": f"{_name.lower()}_pad{_k}d(grad, padding)", "self": "zeros_like(self)"})(
+            _double_backward)
 
 
 def _source(n, left, right, reflect):
@@ -69,8 +99,14 @@ def pad_mode(input: Tensor, pad, mode: str) -> Tensor:
         key[d] = _source(shape[d], left, right, reflect)
     check_shape(tuple(len(a) for a in key), input._data.dtype.itemsize)
     ix = np.ix_(*key)
-    return make(OPS[mode, k], np.ascontiguousarray(input._data[ix]), (input,),
-                attrs={"key": ix, "self_shape": input._data.shape, "pad": tuple(pad)})
+    return make(OPS[mode, k], np.ascontiguousarray(input._data[ix]), (input,), save={"self": input},
+                attrs={"key": ix, "self_shape": input._data.shape, "pad": tuple(pad), "mode": mode,
+                       "padding": _shown(pad)})
+
+
+def _shown(pad):
+    """``_saved_padding`` as torch 2.13 shows it: a negative amount read as unsigned 64-bit."""
+    return tuple(int(p) % (1 << 64) for p in pad)
 
 
 def _slice(t: Tensor, dim: int, start: int, end: int) -> Tensor:

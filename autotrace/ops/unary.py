@@ -109,10 +109,12 @@ cos = _unary("cos", "CosBackward0", kernels.cos, "-grad * sin(self)", "−sin(se
 tan = _unary("tan", "TanBackward0", np.tan, "grad * (1 + result²)", "1 + tan²(self)",
              lambda ctx, g: (g * (ctx.result * ctx.result + 1),), save="result")
 tanh = _unary("tanh", "TanhBackward0", kernels.tanh, "grad * (1 - result²)", "1 − tanh²(self)",
-              lambda ctx, g: (_tanh_backward(g, ctx.result),), save="result")
+              lambda ctx, g: (_tanh_backward(g, ctx.result) if not grad_mode.enabled
+                              else _db().tanh_backward(g, ctx.result),), save="result")
 sigmoid = _unary("sigmoid", "SigmoidBackward0", lambda x: kernels.sigmoid(x),
                  "grad * result * (1 - result)", "σ(self)·(1 − σ(self))",
-                 lambda ctx, g: ((g * (1 - ctx.result)) * ctx.result,), save="result")
+                 lambda ctx, g: ((g * (1 - ctx.result)) * ctx.result if not grad_mode.enabled
+                                 else _db().sigmoid_backward(g, ctx.result),), save="result")
 abs = _unary("abs", "AbsBackward0", np.abs, "grad * sign(self)", "sign(self)  (0 at 0)",
              lambda ctx, g: (g * ctx.self.sign(),), tensor_names=("abs", "__abs__", "absolute"),
              torch_names=("abs", "absolute"),
@@ -160,7 +162,14 @@ def _tanh_backward(g, y):
 
 def _relu_backward(ctx, g):
     # threshold_backward(grad, result, 0): selects, so inf/nan from above stays out
+    if grad_mode.enabled:
+        return (_db().threshold_backward(g, ctx.result, 0),)
     return (where(ctx.result > 0, g, 0.0),)
+
+
+def _db():
+    from . import double_backward
+    return double_backward
 
 
 relu = _unary("relu", "ReluBackward0", lambda x: np.maximum(x, 0).astype(x.dtype),
