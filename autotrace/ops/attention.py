@@ -34,7 +34,7 @@ def SAFE_SOFTMAX(ctx, g):
 
 def safe_softmax(input: Tensor, dim: int) -> Tensor:
     """``softmax`` along ``dim`` with rows that are entirely ``-inf`` set to 0."""
-    from .nn import softmax
+    from .softmax import softmax
     d = wrap_dim(dim, input.ndim)
     x = input._data
     with np.errstate(invalid="ignore"):

@@ -252,7 +252,7 @@ def SOFTMAX_BACKWARD_DATA(ctx, gg):
 def softmax_backward_data(grad_output, output, dim):
     """``output · (grad_output − (grad_output · output).sum(dim))``
     (SoftmaxBackwardDataBackward0)."""
-    from .nn import softmax_grad
+    from .softmax import softmax_grad
     v = _plain(softmax_grad, grad_output, output, dim)
     return make(SOFTMAX_BACKWARD_DATA, v._data, (grad_output, output),
                 save={"grad_output": grad_output, "output": output}, attrs={"dim": dim})
@@ -269,7 +269,7 @@ def LOG_SOFTMAX_BACKWARD_DATA(ctx, gg):
 
 def log_softmax_backward_data(grad_output, output, dim):
     """``grad_output − exp(output) · grad_output.sum(dim)`` (LogSoftmaxBackwardDataBackward0)."""
-    from .nn import log_softmax_grad
+    from .softmax import log_softmax_grad
     v = _plain(log_softmax_grad, grad_output, output, dim)
     return make(LOG_SOFTMAX_BACKWARD_DATA, v._data, (grad_output, output),
                 save={"grad_output": grad_output, "output": output}, attrs={"dim": dim})

@@ -1,5 +1,5 @@
-"""Neural-network functions (``torch.nn.functional``): activations, softmax family,
-losses, linear, dropout, one_hot — with torch 2.13's node names and graph shapes.
+"""Neural-network functions (``torch.nn.functional``): activations (the softmax family is
+in :mod:`.softmax`), losses, linear, dropout, one_hot — with torch 2.13's node names and graph shapes.
 
 Where PyTorch builds a function out of other ops (``cross_entropy`` = ``log_softmax`` +
 ``nll_loss``; ``l1_loss`` = ``(input - target).abs().mean()``; ``linear`` = ``addmm`` with
@@ -14,12 +14,13 @@ import numpy as np
 
 from .. import diagnostics, dtypes, grad_mode
 from ..resources import check_count
-from ..tensor import Tensor, wrap_dim
+from ..tensor import Tensor
 from . import cpu, double_backward, kernels, onednn
-from . import FUNCTIONAL, RESULT, check_inplace, commit_inplace, export, make, op
+from . import FUNCTIONAL, check_inplace, commit_inplace, export, make, op
 from .unary import relu, sigmoid, tanh, zeros_like_grad
 from .reduce import _mean
 from .summation import torch_sum
+from .softmax import _word, log_softmax, softmax  # noqa: F401 (softmax: ops.nn's public name)
 
 FUNCTIONAL["relu"] = relu
 FUNCTIONAL["sigmoid"] = sigmoid
@@ -230,105 +231,6 @@ def silu(input, inplace=False):
     return make(SILU, np.asarray(x * _sigmoid(x), dtype=x.dtype), (input,), save={"self": input})
 
 
-# -- softmax family ---------------------------------------------------------------------
-
-
-def _softmax_dim(name, ndim, dim, stacklevel=None):
-    if dim is None:
-        diagnostics.warn(f"Implicit dimension choice for {name} has been deprecated. "
-                         "Change the call to include dim=X as an argument.")
-        dim = 0 if ndim in (0, 1, 3) else 1
-    return wrap_dim(dim, ndim)
-
-
-def _int_softmax_error(name, input, dim):
-    kernel = "lastdim_kernel_impl" if dim >= input.ndim - 1 else "kernel_impl"
-    raise NotImplementedError(f'"{name}_{kernel}" not implemented for \'{_word(input._dtype)}\'')
-
-
-def _np_log_softmax(x, axis):
-    m = np.max(x, axis=axis, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0)
-    s = x - m
-    with np.errstate(divide="ignore"):
-        return s - np.log(np.sum(np.exp(s), axis=axis, keepdims=True))
-
-
-@op("softmax", "SoftmaxBackward0", ("self",),
-    vjp={"self": "result * (grad - (grad * result).sum(dim, keepdim=True))"},
-    local={"self": "diag(s) − s·sᵀ along dim"})
-def SOFTMAX(ctx, g):
-    r = ctx.result
-    if r.ndim == 0:
-        return (g * 0,)
-    if grad_mode.enabled:
-        return (double_backward.softmax_backward_data(g, r, ctx.dim),)
-    return (softmax_grad(g, r, ctx.dim),)
-
-
-def softmax_grad(g, r, dim):
-    exact = kernels.softmax_backward(g._data, r._data, dim)
-    if exact is not None:
-        return Tensor._make(exact)
-    return r * (g - (g * r).sum(dim, keepdim=True))
-
-
-@export(torch=("softmax",), tensor=("softmax",), functional=("softmax",))
-def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """``exp(x) / exp(x).sum(dim)`` computed stably (SoftmaxBackward0, saves the result).
-    ``dim=None`` warns and picks torch's legacy dim (0 for 0-, 1- and 3-d input, else 1)."""
-    dim = _softmax_dim("softmax", input.ndim, dim)
-    if dtype is not None:
-        input = input.to(dtype)
-    if input._dtype.category != dtypes.FLOAT and input._data.size:  # torch returns an empty input unchecked
-        _int_softmax_error("softmax", input, dim)
-    x = input._data
-    if x.ndim == 0 or x.size == 0:
-        out = np.ones_like(x)
-    else:
-        out = kernels.softmax(x, dim)
-        if out is None:
-            with np.errstate(invalid="ignore"):
-                e = np.exp(x - np.max(x, axis=dim, keepdims=True))
-                out = e / np.sum(e, axis=dim, keepdims=True)
-    return make(SOFTMAX, np.asarray(out, dtype=x.dtype), (input,), save={"result": RESULT}, attrs={"dim": dim})
-
-
-@op("log_softmax", "LogSoftmaxBackward0", ("self",),
-    vjp={"self": "grad - exp(result) * grad.sum(dim, keepdim=True)"},
-    local={"self": "I − softmax(self) along dim"})
-def LOG_SOFTMAX(ctx, g):
-    r = ctx.result
-    if r.ndim == 0:
-        return (g * 0,)
-    if grad_mode.enabled:
-        return (double_backward.log_softmax_backward_data(g, r, ctx.dim),)
-    return (log_softmax_grad(g, r, ctx.dim),)
-
-
-def log_softmax_grad(g, r, dim):
-    exact = kernels.log_softmax_backward(g._data, r._data, dim)
-    if exact is not None:
-        return Tensor._make(exact)
-    return g - r.exp() * g.sum(dim, keepdim=True)
-
-
-@export(torch=("log_softmax",), tensor=("log_softmax",), functional=("log_softmax",))
-def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """``x - logsumexp(x, dim)`` (LogSoftmaxBackward0, saves the result)."""
-    dim = _softmax_dim("log_softmax", input.ndim, dim)
-    if dtype is not None:
-        input = input.to(dtype)
-    if input._dtype.category != dtypes.FLOAT and input._data.size:  # torch returns an empty input unchecked
-        _int_softmax_error("log_softmax", input, dim)
-    x = input._data
-    out = np.zeros_like(x) if x.ndim == 0 or x.size == 0 else kernels.log_softmax(x, dim)
-    if out is None:
-        out = _np_log_softmax(x, dim)
-    return make(LOG_SOFTMAX, np.asarray(out, dtype=x.dtype), (input,), save={"result": RESULT},
-                attrs={"dim": dim})
-
-
 # -- losses -----------------------------------------------------------------------------
 
 
@@ -501,11 +403,6 @@ def _check_class_weight(weight, n_classes: int) -> None:
     if weight is not None and (weight.ndim != 1 or weight.shape[0] != n_classes):
         raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes or no classes "
                            f"but got weight tensor of shape: {list(weight.shape)}")
-
-
-def _word(d):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool",
-            "int32": "Int"}.get(d.name, d.name)
 
 
 @export(functional=("cross_entropy",))
@@ -717,6 +614,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         out = loss
     else:
         from .summation import torch_sum
+from .softmax import _word, log_softmax, softmax  # noqa: F401 (softmax: ops.nn's public name)
         out = torch_sum(loss)
         if reduction == "mean":
             out = out / x.dtype.type(loss.size)
