@@ -614,7 +614,6 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         out = loss
     else:
         from .summation import torch_sum
-from .softmax import _word, log_softmax, softmax  # noqa: F401 (softmax: ops.nn's public name)
         out = torch_sum(loss)
         if reduction == "mean":
             out = out / x.dtype.type(loss.size)
