@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import diagnostics, dtypes, grad_mode
-from ..tensor import wrap_dim
+from ..tensor import Tensor, wrap_dim
 from . import RESULT, double_backward, export, kernels, make, op
 
 
