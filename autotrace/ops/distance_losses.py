@@ -16,8 +16,7 @@ from . import export, make, op, RESULT
 from .arith import mul_scalar
 from .losses import add_scalar
 from .nn import _reduction
-from .accumulate import vector_norm
-from .reduce import NORM
+from .reduce import NORM, norm_values
 
 NORM_SCALAR = op("norm_scalar_dim", "NormBackward1", ("self",),
                  vjp={"self": "grad * self * |self|^(p-2) / result^(p-1)  (0 where result = 0)"},
@@ -30,16 +29,7 @@ def _norm_dim(input: Tensor, p: float, dim: int, keepdim: bool) -> Tensor:
     x = input._data
     p = float(p)
     dims = (dim % x.ndim,) if x.ndim else None
-    out = vector_norm(x, p, dims, keepdim)
-    if out is None:
-        if p == float("inf"):
-            out = np.max(np.abs(x), axis=dims, keepdims=keepdim)
-        elif p == 2:
-            out = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
-        elif p == 1:
-            out = np.sum(np.abs(x), axis=dims, keepdims=keepdim)
-        else:
-            out = np.sum(np.abs(x) ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+    out = norm_values(x, p, dims, keepdim)
     return make(NORM_SCALAR, np.asarray(out, dtype=x.dtype), (input,), save={"self": input, "result": RESULT},
                 attrs={"p": p, "dim": dims, "keepdim": keepdim})
 

@@ -383,6 +383,22 @@ def NORM(ctx, g):
     return (scaled * where(r == 0, zeros_like_grad(sv), sv),)
 
 
+def norm_values(x: np.ndarray, p: float, dims, keepdim: bool) -> np.ndarray:
+    """The p-norm of ``x`` over ``dims`` (None: all) as torch 2.13's vector norm kernel
+    sums it (:func:`.accumulate.vector_norm`), or numpy's sums where that kernel has no
+    exact counterpart here."""
+    out = vector_norm(x, p, dims, keepdim)
+    if out is not None:
+        return out
+    if p == float("inf"):
+        return np.max(np.abs(x), axis=dims, keepdims=keepdim)
+    if p == 2:
+        return np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
+    if p == 1:
+        return np.sum(np.abs(x), axis=dims, keepdims=keepdim)
+    return np.sum(np.abs(x) ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+
+
 @export(torch=("norm",), tensor=("norm",))
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """Vector p-norm (LinalgVectorNormBackward0, torch 2.13). p = 2 ("fro") by default."""
@@ -395,17 +411,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     dims = _dims(dim, x.ndim) if dim is not None else None
     if x.size == 0 and p in (float("inf"), float("-inf")):
         _empty_inf_norm(x.shape, p, dim if dims is not None else None)
-    exact = vector_norm(x, float(p), dims, keepdim)
-    if exact is not None:
-        out = exact
-    elif p == float("inf"):
-        out = np.max(np.abs(x), axis=dims, keepdims=keepdim)
-    elif p == 2:
-        out = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
-    elif p == 1:
-        out = np.sum(np.abs(x), axis=dims, keepdims=keepdim)
-    else:
-        out = np.sum(np.abs(x) ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+    out = norm_values(x, float(p), dims, keepdim)
     return make(NORM, np.asarray(out, dtype=x.dtype), (input,), save={"self": input, "result": RESULT},
                 attrs={"p": p, "dim": dims, "keepdim": keepdim})
 
