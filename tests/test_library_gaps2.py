@@ -288,3 +288,20 @@ def test_hostile_arguments_end_cleanly(src, etype):
     t = runner.run(pre + src + "\n", "h.py")
     assert t.error is not None and t.error["type"] == etype, t.error
     assert t.error.get("phase") != "internal", t.error
+
+
+def test_padding_idx_checks_and_zeroed_row_match_torch():
+    """Embedding / EmbeddingBag with every padding_idx in and around [-n, n) for tables of
+    0 to 3 rows: the stored index, the zeroed row, the weight's _version, or torch's
+    AssertionError / IndexError text."""
+    lines = ["import torch", "import torch.nn as nn", "torch.manual_seed(0)"]
+    for cls in ("Embedding", "EmbeddingBag"):
+        for n in range(4):
+            for idx in range(-n - 1, n + 1):
+                lines += ["try:",
+                          f"    m = nn.{cls}({n}, 2, padding_idx={idx})",
+                          "    print(m.padding_idx, m.weight.detach().abs().sum(1).eq(0).tolist(), m.weight._version)",
+                          "except Exception as e:",
+                          "    print(type(e).__name__, e)"]
+    src = "\n".join(lines) + "\n"
+    assert autotrace_stdout(src) == torch_stdout(src)

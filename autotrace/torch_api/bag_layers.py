@@ -11,6 +11,7 @@ from ..resources import check_shape
 from ..tensor import Tensor
 from . import init
 from .nn import Module, make_parameter
+from .norm_layers import wrap_padding_idx, zero_padding_row
 
 
 class EmbeddingBag(Module):
@@ -23,14 +24,7 @@ class EmbeddingBag(Module):
                  mode="mean", sparse=False, _weight=None, include_last_offset=False, padding_idx=None,
                  device=None, dtype=None):
         super().__init__()
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
+        padding_idx = wrap_padding_idx(padding_idx, num_embeddings, "padding_idx")
         dt = dtype or dtypes.default_float
         for k, v in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim), ("max_norm", max_norm),
                      ("norm_type", norm_type), ("scale_grad_by_freq", scale_grad_by_freq), ("mode", mode),
@@ -47,9 +41,7 @@ class EmbeddingBag(Module):
 
     def reset_parameters(self):
         init.normal_(self.weight)
-        if self.padding_idx is not None:
-            self.weight._data[self.padding_idx] = 0
-            self.weight._version_counter.value += 1
+        zero_padding_row(self.weight, self.padding_idx)
 
     def forward(self, input, offsets=None, per_sample_weights=None):
         return F["embedding_bag"](input, self.weight, offsets, self.max_norm, self.norm_type,

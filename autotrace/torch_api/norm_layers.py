@@ -187,6 +187,29 @@ class GroupNorm(Module):
                 f"bias={self.bias is not None}")
 
 
+def wrap_padding_idx(padding_idx, num_embeddings, word="Padding_idx"):
+    """``padding_idx`` as nn.Embedding stores it (a negative one counted from the end), or
+    torch's AssertionError when it is outside the table (nn.EmbeddingBag's text says
+    ``padding_idx``)."""
+    if padding_idx is None or padding_idx == 0:
+        return padding_idx
+    if padding_idx >= num_embeddings if padding_idx > 0 else padding_idx < -num_embeddings:
+        raise AssertionError(f"{word} must be within num_embeddings")
+    return num_embeddings + padding_idx if padding_idx < 0 else padding_idx
+
+
+def zero_padding_row(weight, padding_idx) -> None:
+    """torch's ``weight[padding_idx].fill_(0)`` under no_grad (one version bump), with its
+    IndexError for a table without that row."""
+    if padding_idx is None:
+        return
+    n = weight._data.shape[0]
+    if padding_idx >= n:
+        raise IndexError(f"index {padding_idx} is out of bounds for dimension 0 with size {n}")
+    weight._data[padding_idx] = 0
+    weight._version_counter.value += 1
+
+
 class Embedding(Module):
     """``nn.Embedding(num_embeddings, embedding_dim, padding_idx=None, max_norm=None, ...)``:
     weight drawn from N(0, 1) with the ``padding_idx`` row zeroed (torch 2.13)."""
@@ -201,14 +224,7 @@ class Embedding(Module):
                  scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
         super().__init__()
         dtype = dtype or dtypes.default_float
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
+        padding_idx = wrap_padding_idx(padding_idx, num_embeddings)
         set_ = object.__setattr__
         set_(self, "num_embeddings", num_embeddings)
         set_(self, "embedding_dim", embedding_dim)
@@ -228,9 +244,7 @@ class Embedding(Module):
 
     def reset_parameters(self):
         init.normal_(self.weight)
-        if self.padding_idx is not None:
-            self.weight._data[self.padding_idx] = 0
-            self.weight._version_counter.value += 1   # torch's weight[padding_idx].fill_(0)
+        zero_padding_row(self.weight, self.padding_idx)
 
     def forward(self, input):
         return F["embedding"](input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
