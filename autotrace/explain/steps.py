@@ -16,7 +16,7 @@ from .chains import chains
 from .folding import shown_steps
 from .table import rows as table_rows
 from .model import Edge, Pass, Step
-from .numbers import SMALL, _factor, _paren, fmt, fmt_num, sup, uniform
+from .numbers import SMALL, _factor, _paren, _wrapped, fmt, fmt_num, sup, uniform
 
 
 #: arrays of at most this many float32/float64 elements are read on Python floats
@@ -489,19 +489,6 @@ class _Explainer:
             names = list(getattr(na.op, "inputs", ()) or ())
             sym += " " + text("label.via", input=names[i] if i < len(names) else text("label.input_n", index=i))
         return sym
-
-
-def _wrapped(v: str) -> bool:
-    """Whether ``v`` is one parenthesised expression, ``(…)`` with its outer pair matched."""
-    if not (v.startswith("(") and v.endswith(")")):
-        return False
-    depth = 0
-    for i, ch in enumerate(v):
-        depth += ch == "("
-        depth -= ch == ")"
-        if depth == 0 and i < len(v) - 1:
-            return False
-    return True
 
 
 MATRIX_NUMBERS = 6  # matrices of at most this many elements are written out in a matrix step
