@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import heapq
 import weakref
+from collections import deque
 from operator import attrgetter
 
 import numpy as np
@@ -231,13 +232,20 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
     unique_roots = list(dict.fromkeys(roots_nodes))  # two roots may share a node (outputs of one split)
     deps = dict.fromkeys(unique_roots, 0)
     stack = list(unique_roots)
+    # ``newer``: every edge leads to an older node (a lower sequence number) or to an
+    # AccumulateGrad, as in any graph built forward: then every node runs, and the queue's
+    # order is known in advance (see the loop below)
+    newer = False
     while stack:
         fn = stack.pop()
         if targets is not None and fn in targets and not accumulate and fn.__class__ is AccumulateGrad:
             continue
+        seq = fn.seq
         for nxt, _ in fn.next_functions:
             if nxt is None or (needed is not None and nxt not in needed):
                 continue
+            if nxt.seq >= seq and nxt.__class__ is not AccumulateGrad:
+                newer = True
             c = deps.get(nxt)
             if c is None:
                 deps[nxt] = 1
@@ -257,20 +265,31 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
             fanin.setdefault(fn, []).append((nr, None, rec.keep(g._data)))
     ready = []
     counter = 0
-    # torch's engine runs only the nodes an input is reached from (exec_info): with one root
-    # edge the root is the graph root, reached but not run (its tensor pre-hooks do run, as
-    # below); with several, GraphRoot passes nothing to a root no input is reached from
-    one_root = len(edges) == 1
-    for fn in unique_roots:
-        if deps[fn] == 0 and (needed is None or one_root or fn in needed):
-            heapq.heappush(ready, (-fn.seq, counter, fn))
-            counter += 1
-
-    grad_mode.enabled = bool(create_graph)
-    heappop, heappush, step_record = heapq.heappop, heapq.heappush, record.StepRecord
     # the edges of a node are handled by the loop below unless values are recorded or only
     # some nodes run (autograd.grad): then by _edges_general
     general = keep or needed is not None
+    # The queue pops the ready node of the highest sequence number, AccumulateGrad first
+    # (first come, first served among them). When every edge leads to an older node or an
+    # AccumulateGrad, the newest node not yet run is always ready (whatever feeds it is
+    # newer, so it ran), and every counted node runs: the order is the nodes by descending
+    # sequence number, with each AccumulateGrad run as soon as its last input is in. Only
+    # AccumulateGrad's dependencies are then counted down (``order``/``acc_ready``).
+    order = acc_ready = None
+    if not general and not newer:
+        order = sorted([fn for fn in deps if fn.__class__ is not AccumulateGrad], key=_seq)  # popped from the end
+        acc_ready = deque([fn for fn in unique_roots if fn.__class__ is AccumulateGrad and deps[fn] == 0])
+    else:
+        # torch's engine runs only the nodes an input is reached from (exec_info): with one
+        # root edge the root is the graph root, reached but not run (its tensor pre-hooks do
+        # run, as below); with several, GraphRoot passes nothing to a root no input is reached from
+        one_root = len(edges) == 1
+        for fn in unique_roots:
+            if deps[fn] == 0 and (needed is None or one_root or fn in needed):
+                heapq.heappush(ready, (-fn.seq, counter, fn))
+                counter += 1
+
+    grad_mode.enabled = bool(create_graph)
+    heappop, heappush, step_record = heapq.heappop, heapq.heappush, record.StepRecord
     # steps without values are all alike (no gradients kept): the loop lists the nodes it
     # runs, kept compactly when the pass ends (_bare_steps)
     add_step = ran = None
@@ -288,7 +307,14 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
     ctx = Context(None)
     try:
         while True:
-            if direct is not None:
+            if order is not None:
+                if acc_ready:
+                    fn = acc_ready.popleft()
+                elif order:
+                    fn = order.pop()
+                else:
+                    break
+            elif direct is not None:
                 fn = direct
                 direct = None
             elif ready:
@@ -342,18 +368,24 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
                 outs = fn.op.backward(ctx, grads)
             if outs.__class__ is not tuple and outs.__class__ is not list:
                 outs = list(outs)
-            if _anomaly.enabled and _anomaly.check_nan:
-                _anomaly.check_outputs(fn, outs)
+            raw = outs
+            nan_check = _anomaly.enabled and _anomaly.check_nan
+            if fn.post_hooks or nan_check:
+                # torch's order (call_function, evaluate_function): the outputs are checked
+                # against the inputs' metadata (validate_outputs), then the post hooks run,
+                # the node is released, and anomaly mode looks for nan
+                outs = _validated(outs, nexts, fn.in_meta)
+                if fn.post_hooks:
+                    for hook in list(fn.post_hooks):
+                        new = hook(tuple(outs), tuple(grads))
+                        if new is not None:
+                            outs = _hook_grads(hook, new, len(outs))
             if not retain_graph and fn.had_saved:
                 fn.saved = None  # Node.release
-            if fn.post_hooks:
-                outs = list(outs)
-                for hook in list(fn.post_hooks):
-                    new = hook(tuple(outs), tuple(grads))
-                    if new is not None:
-                        outs = _hook_grads(hook, new, len(outs))
+            if nan_check:
+                _anomaly.check_outputs(fn, outs)
             if general:
-                counter = _edges_general(fn, outs, step, buffers, deps, ready, counter, needed, fanin, rec)
+                counter = _edges_general(fn, outs, step, buffers, deps, ready, counter, needed, fanin, rec, raw)
                 continue
             if ran is not None and len(outs) != len(nexts):
                 ran[-1] = (fn, min(len(outs), len(nexts), len(fn.in_meta)))
@@ -373,6 +405,13 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
                     else:
                         prev = slot[nr]
                         slot[nr] = g if prev is None else _sum(prev, g)
+                if order is not None:
+                    if nxt.__class__ is AccumulateGrad:
+                        left = deps[nxt] - 1
+                        deps[nxt] = left
+                        if left == 0:
+                            acc_ready.append(nxt)
+                    continue
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
@@ -403,6 +442,7 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
 
 
 _rec_id = attrgetter("rec.id")
+_seq = attrgetter("seq")
 _n_outputs = attrgetter("n_outputs")
 _next_functions = attrgetter("next_functions")
 
@@ -429,15 +469,17 @@ def _bare_steps(ran):
     return record.BareSteps(nodes, outs, edges)
 
 
-def _edges_general(fn, outs, step, buffers, deps, ready, counter, needed, fanin, rec):
+def _edges_general(fn, outs, step, buffers, deps, ready, counter, needed, fanin, rec, raw):
     """Pass a node's gradients on along its edges, recording what each edge carries
     (``keep_values``) and skipping the nodes ``autograd.grad`` does not run (not in
-    ``needed``). Returns the heap's next counter."""
+    ``needed``). ``raw``: the outputs as the formula returned them (before a broadcast
+    sum-back, which the record shows). Returns the heap's next counter."""
     keep = fanin is not None
-    for (nxt, nr), g, meta in zip(fn.next_functions, outs, fn.in_meta):
+    for (nxt, nr), g, meta, g0 in zip(fn.next_functions, outs, fn.in_meta, raw):
         skip = nxt is None or (needed is not None and nxt not in needed)
         if g is not None and not skip:
-            g0 = g
+            if g0 is None or g0._data.shape == g._data.shape:
+                g0 = g
             if meta is not None and (g._data.shape != meta[0] or g._dtype is not meta[1]):
                 g = _validate(g, meta)
             if keep and g is not g0 and g0._data.shape != g._data.shape:
@@ -592,6 +634,16 @@ def _call(fn, grads):
     if all(g is None for g in grads):
         return [None] * len(fn.next_functions)
     return list(fn.op.backward(Context(fn), grads))
+
+
+def _validated(outs, nexts, in_meta) -> list:
+    """``outs`` with each gradient for a next node checked by :func:`_validate`."""
+    outs = list(outs)
+    for k, ((nxt, _), g, meta) in enumerate(zip(nexts, outs, in_meta)):
+        if nxt is not None and g is not None and meta is not None \
+                and (g._data.shape != meta[0] or g._dtype is not meta[1]):
+            outs[k] = _validate(g, meta)
+    return outs
 
 
 def _validate(g: Tensor, meta):

@@ -155,6 +155,10 @@ class NodeList:
             out.append((i, len(self._items), i))
         return out
 
+    def stored(self) -> list:
+        """The stored records by id, None where folded (the list itself: do not change it)."""
+        return self._items
+
     def real(self, i):
         """The stored record at ``i`` (None where folded); a list of them for a slice."""
         return self._items[i]

@@ -332,6 +332,10 @@ class Recorder:
         key = (name, value.__class__, value)
         hit = self._scalar_cache.get(key)
         if hit is None:
+            if len(self._scalar_cache) >= SHARED_SCALARS:
+                # a number that changes with the loop counter (``x * i``) shares with nothing:
+                # past this many distinct ones, each gets its own mapping, not a cache entry
+                return MappingProxyType({name: value}) if key[1] in _NUMBERS else self.intern_mapping({name: value})
             if key[1] in _NUMBERS:  # intern_mapping's key for {name: value}, built directly
                 hit = self._mappings.get((key,))
                 if hit is None:
@@ -346,6 +350,8 @@ class Recorder:
 
 
 _NUMBERS = (int, float, bool)
+#: distinct Python numbers whose ``scalars`` mapping :meth:`Recorder.node_scalar` shares
+SHARED_SCALARS = 4096
 active: Recorder | None = None
 
 

@@ -404,3 +404,37 @@ for root, make in ROOTS.items():
     theirs = subprocess.run([sys.executable, "-c", src], capture_output=True, text=True, check=True).stdout
     assert "appears to not have been used" in theirs and "backward through the graph a second time" in theirs
     assert ours[0] == theirs
+
+
+_VALIDATE_ORDER = """
+import torch
+shapes = [(), (3,), (1, 3), (2, 1)]
+for sa in shapes:
+    for sb in shapes:
+        a = torch.full(sa, 2.0, requires_grad=True)
+        b = torch.full(sb, -1.5, requires_grad=True)
+        y = a * b
+        y.grad_fn.register_hook(lambda gi, go: print("post", [tuple(g.shape) for g in gi], [tuple(g.shape) for g in go]))
+        y.sum().backward()
+        print(sa, sb, a.grad.shape, b.grad.shape)
+a = torch.tensor([0.5, -1.25, 2.0], requires_grad=True)
+for k in range(2):
+    t4 = a * float("inf")
+    t9 = (a.sum() * t4) if k == 0 else (t4 * a.sum())
+    try:
+        with torch.autograd.detect_anomaly():
+            t9.sum().backward()
+    except RuntimeError as e:
+        print(str(e))
+"""
+
+
+def test_outputs_are_validated_before_post_hooks_and_the_nan_check():
+    """torch 2.13's call_function: validate_outputs (the broadcast sum-back) runs before a
+    node's post hooks, and anomaly mode's nan check after them, so a nan made by the
+    sum-back names the node whose output was summed (MulBackward0, not the next node)."""
+    from helpers import autotrace_stdout, torch_stdout
+
+    want = torch_stdout(_VALIDATE_ORDER)
+    assert "MulBackward0' returned nan values in its 0th output" in want
+    assert autotrace_stdout(_VALIDATE_ORDER) == want

@@ -176,16 +176,21 @@ def _reachable(nodes, roots) -> array:
     from .folds import inputs_reader
 
     inputs_of = inputs_reader(nodes)
+    stored = getattr(nodes, "stored", None)
+    # the stored records (None where folded) read directly: most are stored as they are
+    items = stored() if stored is not None else nodes
     seen = set(roots)
     stack = list(seen)
     pop, push, add = stack.pop, stack.append, seen.add
     while stack:
-        for i, _ in inputs_of(pop()):
+        c = pop()
+        r = items[c]
+        for i, _ in (r.inputs if r is not None else inputs_of(c)):
             if i is not None and i not in seen:
                 add(i)
                 push(i)
     record = getattr(nodes, "template", nodes.__getitem__)    # a folded list's stored record
-    return array("q", sorted([c for c in seen if not record(c).is_leaf]))
+    return array("q", sorted([c for c in seen if not (items[c] or record(c)).is_leaf]))
 
 
 class _Tree:
@@ -271,8 +276,10 @@ class _Tree:
                 # what fed those iterations from outside the loop body (and not the one shown)
                 inside = _id_set(fold.reps.ids(fold.count))
                 shown = {i for x in fold.reps[earlier] for i, _ in nodes[x].inputs}
-                fed = dict.fromkeys(map(_first, chain.from_iterable(_inputs_in(nodes, fold.reps.ids(earlier)))))
-                ext = [i for i in fed if i is not None and i not in inside and i not in shown and i not in seen]
+                fed = list(map(_first, chain.from_iterable(_inputs_in(nodes, fold.reps.ids(earlier)))))
+                ext = set(fed)  # a set difference in C, then the few left in the order first fed
+                ext.difference_update(inside)
+                ext = sorted([i for i in ext if i is not None and i not in shown and i not in seen], key=fed.index)
                 for k in range(len(ext) - 1, -1, -1):
                     last = k == len(ext) - 1
                     b, cn = ("\u2514\u2500\u2500 ", "    ") if last else ("\u251c\u2500\u2500 ", "\u2502   ")
