@@ -441,7 +441,7 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
     return None
 
 
-_rec_id = attrgetter("rec.id")
+_rec_id = attrgetter("rid")
 _seq = attrgetter("seq")
 _n_outputs = attrgetter("n_outputs")
 _next_functions = attrgetter("next_functions")
@@ -454,7 +454,7 @@ def _bare_steps(ran):
     try:  # the usual case, each column in one C-level pass
         return record.BareSteps(list(map(_rec_id, ran)), list(map(_n_outputs, ran)),
                                 list(map(len, map(_next_functions, ran))))
-    except AttributeError:  # a (node, count) pair, or a node without a record
+    except AttributeError:  # a (node, count) pair
         pass
     nodes, outs, edges = [], [], []
     for fn in ran:
@@ -462,8 +462,7 @@ def _bare_steps(ran):
             fn, n = fn
         else:
             n = len(fn.next_functions)
-        r = fn.rec
-        nodes.append(r.id if r is not None else None)
+        nodes.append(fn.rid)
         outs.append(fn.n_outputs)
         edges.append(n)
     return record.BareSteps(nodes, outs, edges)

@@ -178,7 +178,7 @@ class Node:
     """A backward node. Scripts see ``name()``, ``next_functions``, ``metadata``,
     ``register_hook``, ``register_prehook`` and ``_saved_*`` attributes."""
 
-    __slots__ = ("op", "next_functions", "saved", "attrs", "seq", "rec", "in_meta",
+    __slots__ = ("op", "next_functions", "saved", "attrs", "seq", "rec", "rid", "in_meta",
                  "n_outputs", "pre_hooks", "retains_grad", "post_hooks", "had_saved",
                  "_metadata", "_addr", "__weakref__")
 
@@ -238,8 +238,9 @@ class Node:
                            for fn, i in next_functions]),
                 shape, dtype, rec.intern(saved_names) if saved_names else (),
                 rec.node_attrs(attrs, saved, saved_names) if attrs or saved else _EMPTY)
+            self.rid = self.rec.id
         else:
-            self.rec = None
+            self.rec = self.rid = None
 
     @property
     def metadata(self) -> dict:
@@ -315,7 +316,8 @@ def op_node(op, next_functions, saved, had_saved, attrs, in_meta):
     """A one-output :class:`Node` as ``Node(op, next_functions, saved, attrs, in_meta)``
     makes it, for :func:`autotrace.ops.make` and ``make_number``, which know whether
     ``saved`` holds tensors (``had_saved``); ``rec`` is left to the caller, which builds
-    the record (:meth:`autotrace.record.Recorder.add_node`) or sets None."""
+    the record (:meth:`autotrace.record.Recorder.add_node`) and ``rid`` (its id), or sets
+    both None."""
     global _sequence
     node = _new(Node)
     node.op = op

@@ -209,6 +209,7 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
         edges, ids = _two_edges(inputs)
         x, y = inputs
         meta = ((x._data.shape, x._dtype), (y._data.shape, y._dtype))
+        meta = _METAS.get(meta) or _shared_meta(meta)
         wrapped = False
     elif n == 1 and not inputs[0]._wrapped:  # (the loop above found it requires grad)
         x = inputs[0]
@@ -220,9 +221,9 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
             if fn is None:
                 fn = x._grad_accumulator()
             nr = 0
-        r = fn.rec
-        edges, ids = ((fn, nr),), ((r.id if r is not None else None, nr),)
+        edges, ids = ((fn, nr),), ((fn.rid, nr),)
         meta = ((x._data.shape, x._dtype),)
+        meta = _METAS.get(meta) or _shared_meta(meta)
         wrapped = False
     else:
         edges, ids, meta, wrapped = _edges(inputs)
@@ -247,7 +248,7 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
     t._requires_grad = True
     active = _record.active
     if active is None:
-        node.rec = None
+        node.rec = node.rid = None
         return t
     if (attrs is None or attrs.__class__ is _ReadOnly) and (saved is None or len(names) == len(saved)):
         rec_attrs = active.fixed_attrs(attrs)  # no plain values saved: the attrs alone decide
@@ -257,6 +258,7 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
         rec_attrs = _NO_ATTRS
     rec = node.rec = active.add_node(op_, ids, t._data.shape, t._dtype.name,
                                      active.intern(names) if names else (), rec_attrs)
+    node.rid = rec.id
     if wrapped:
         scalars = {}
         for name, x in zip(op_.inputs, inputs):
@@ -269,6 +271,18 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
     if active.keep_values:
         rec.value = active.keep(t._data)
     return t
+
+
+def _shared_meta(meta):
+    """``meta`` (a node's ``in_meta``), shared by the nodes that have an equal one while
+    there are few distinct ones: a graph's nodes repeat a handful (a training loop's),
+    and one tuple read by every node stays in the cache during backward."""
+    if len(_METAS) < 1024:
+        _METAS[meta] = meta
+    return meta
+
+
+_METAS: dict = {}
 
 
 def _edges(inputs):
@@ -297,8 +311,7 @@ def _edges(inputs):
             ids.append(_NO_EDGE)
         else:
             edges.append((fn, nr))
-            r = fn.rec
-            ids.append((r.id if r is not None else None, nr))
+            ids.append((fn.rid, nr))
         if x._wrapped:
             meta.append(None)
             wrapped = True
@@ -312,28 +325,24 @@ def _two_edges(inputs):
     x, y = inputs
     fx = x._grad_fn if x._base is None else x.grad_fn  # a stale view's is regenerated
     if fx is not None:
-        r = fx.rec
         nr = x._output_nr
-        ex, ix = (fx, nr), (r.id if r is not None else None, nr)
+        ex, ix = (fx, nr), (fx.rid, nr)
     elif x._requires_grad:
         fx = x._acc
         if fx is None:
             fx = x._grad_accumulator()
-        r = fx.rec
-        ex, ix = (fx, 0), (r.id if r is not None else None, 0)
+        ex, ix = (fx, 0), (fx.rid, 0)
     else:
         ex = ix = _NO_EDGE
     fy = y._grad_fn if y._base is None else y.grad_fn
     if fy is not None:
-        r = fy.rec
         nr = y._output_nr
-        return (ex, (fy, nr)), (ix, (r.id if r is not None else None, nr))
+        return (ex, (fy, nr)), (ix, (fy.rid, nr))
     if y._requires_grad:
         fy = y._acc
         if fy is None:
             fy = y._grad_accumulator()
-        r = fy.rec
-        return (ex, (fy, 0)), (ix, (r.id if r is not None else None, 0))
+        return (ex, (fy, 0)), (ix, (fy.rid, 0))
     return (ex, _NO_EDGE), (ix, _NO_EDGE)
 
 
@@ -353,17 +362,18 @@ def make_number(op_, out, a, number, attrs=None, dtype=None, save_other=False):
     else:
         nr = a._output_nr
     saved = _saved_other(number) if save_other else None
+    meta = ((a._data.shape, a._dtype), None)
     node = t._grad_fn = _op_node(op_, ((fn, nr), _NO_EDGE), saved, save_other, attrs or _NO_ATTRS,
-                                ((a._data.shape, a._dtype), None))
+                                _METAS.get(meta) or _shared_meta(meta))
     t._requires_grad = True
     active = _record.active
     if active is None:
-        node.rec = None
+        node.rec = node.rid = None
         return t
-    fr = fn.rec
-    rec = node.rec = active.add_node(op_, ((fr.id if fr is not None else None, nr), _NO_EDGE),
+    rec = node.rec = active.add_node(op_, ((fn.rid, nr), _NO_EDGE),
                                      t._data.shape, t._dtype.name, _OTHER if save_other else (),
                                      active.fixed_attrs(attrs, save_other))
+    node.rid = rec.id
     rec.scalars = active.node_scalar(op_.inputs[1], number)
     if active.keep_values:
         rec.value = active.keep(t._data)
