@@ -87,17 +87,17 @@ def as_strided_history(base: Tensor, view: Tensor, pos=None):
          "other": "the wrapped op's grad for its other inputs"},
     local={"self": "1 outside the written view; the op's derivative inside"})
 def COPY_SLICES_VIEW(ctx, g):
-    from .. import engine
+    from .. import node_steps
     from .indexing import embed, take
     from .unary import masked_fill
     fn = ctx.fn
     pos = ctx.positions
     g_view = take(g.reshape(-1), (pos,))
-    res = engine._call(fn, [g_view])
+    res = node_steps._call(fn, [g_view])
     gs = masked_fill(g, Tensor._make(ctx.key), 0.0)
     inner = res[0] if res else None
     if inner is not None:
-        inner = engine._validate(inner, fn.in_meta[0])
+        inner = node_steps._validate(inner, fn.in_meta[0])
         n = int(np.prod(ctx.self_sym_sizes, dtype=np.int64))
         gs = gs + embed(inner.reshape(-1), (n,), (pos.reshape(-1),), accumulate=True).reshape(ctx.self_sym_sizes)
     return (gs,) + tuple(res[1:])
