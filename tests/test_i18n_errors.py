@@ -107,7 +107,7 @@ def test_limits_reached_after_the_run_name_their_phase_in_chinese(phase, zh):
 
 
 def test_a_command_time_limit_in_chinese_and_english():
-    src = "import torch\nx = torch.ones(2, requires_grad=True)\ny = x\nfor i in range(20000):\n    y = y * 1.0\n"
+    src = "import torch\nx = torch.ones(2, requires_grad=True)\ny = x\nfor i in range(300000):\n    y = y * 1.0\n"
     zh = run_cli("explain", "-e", src, "--timeout", "0.3", "--lang", "zh")
     en = run_cli("explain", "-e", src, "--timeout", "0.3")
     assert zh.returncode == en.returncode == 1

@@ -111,7 +111,7 @@ def _leaf(value, requires_grad=True, dtype=np.float32, shape=()):
 
 
 def _node_fields(n):
-    return {k: getattr(n, k) for k in Node.__slots__ if k not in ("seq", "rec", "__weakref__", "saved")}
+    return {k: getattr(n, k) for k in Node.__slots__ if k not in ("seq", "rec", "rid", "__weakref__", "saved")}
 
 
 def _saved(n):
@@ -165,6 +165,7 @@ def test_fast_node_equals_general_node(case, grads, shape, anomaly_mode, keep_va
         assert node.seq == general.seq - 1
         fast, plain = node.rec, general.rec
         assert plain.id == n
+        assert (node.rid, general.rid) == (fast.id, plain.id)  # each node carries its record's id
         fields, want = _record_fields(fast), _record_fields(plain)
         # ``scalars`` and ``value`` are the ops' own (a wrapped number, the output): not Node's
         for k in ("scalars", "value"):
