@@ -264,8 +264,8 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
             fanin.setdefault(fn, []).append((nr, None, rec.keep(g._data)))
     ready = []
     counter = 0
-    # the edges of a node are handled by the loop below unless values are recorded or only
-    # some nodes run (autograd.grad): then by _edges_general
+    # values recorded (explain) or only some nodes run (autograd.grad): the queue's loop,
+    # with a step record per node; else _run_ordered, or the queue for a graph it cannot order
     general = keep or needed is not None
     # The queue pops the ready node of the highest sequence number, AccumulateGrad first
     # (first come, first served among them). When every edge leads to an older node or an
@@ -288,7 +288,7 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
                 counter += 1
 
     grad_mode.enabled = bool(create_graph)
-    heappop, heappush, step_record = heapq.heappop, heapq.heappush, record.StepRecord
+    heappop, step_record = heapq.heappop, record.StepRecord
     # steps without values are all alike (no gradients kept): the loop lists the nodes it
     # runs, kept compactly when the pass ends (_bare_steps)
     add_step = ran = None
@@ -297,9 +297,6 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
             add_step = pass_rec.steps.append
         else:
             ran = []
-    # ``direct``: the one ready node while the heap is empty (a chain never touches the heap);
-    # it goes into the heap, ahead of the next, as soon as a second node is ready
-    direct = None
     step = None
     # one Context for the pass, pointed at each node in turn (a formula reads it while it
     # runs; a nested pass, from a hook or a custom Function, has its own)
@@ -308,22 +305,12 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
     try:
         if order is not None:
             _run_ordered(order, acc_ready, deps, buffers, ran, retain_graph, create_graph, rec)
-        while order is None:
-            if direct is not None:
-                fn = direct
-                direct = None
-            elif ready:
-                fn = heappop(ready)[2]
-            else:
-                break
+        while order is None and ready:
+            fn = heappop(ready)[2]
             # the last node's gradients go now, not when rebound below: they would be alive
             # during this node's backward (one more gradient-sized array at the peak)
             outs = g = None
-            grads = buffers.pop(fn, None)
-            if grads is None:
-                grads = [None] * fn.n_outputs
-            if fn.pre_hooks or fn.retains_grad:
-                grads = _pre_hooks(fn, grads)
+            grads = _waiting(fn, buffers)
             if needed is not None and fn not in needed:
                 continue  # the one root, no input reached from it: not run (no freed-graph error)
             if ran is not None:
@@ -349,69 +336,10 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
                 if accumulate:
                     _accumulate(fn, grads[0], create_graph, step, rec)
                 continue
-            # the node's backward formula (PyTorch's Node::apply)
-            if fn.saved is None and fn.had_saved:
-                raise RuntimeError(SAVED_FREED)
-            nexts = fn.next_functions
-            ctx.node = fn
-            if fn.n_outputs == 1 and "out_meta" not in fn.attrs:  # multi-output ops take a list
-                g = grads[0]
-                outs = [None] * len(nexts) if g is None else fn.op.backward(ctx, g)
-            elif all(g is None for g in grads):
-                outs = [None] * len(nexts)
-            else:
-                outs = fn.op.backward(ctx, grads)
-            if outs.__class__ is not tuple and outs.__class__ is not list:
-                outs = list(outs)
-            raw = outs
-            nan_check = _anomaly.enabled and _anomaly.check_nan
-            if fn.post_hooks or nan_check:
-                # torch's order (call_function, evaluate_function): the outputs are checked
-                # against the inputs' metadata (validate_outputs), then the post hooks run,
-                # the node is released, and anomaly mode looks for nan
-                outs = _validated(outs, nexts, fn.in_meta)
-                if fn.post_hooks:
-                    for hook in list(fn.post_hooks):
-                        new = hook(tuple(outs), tuple(grads))
-                        if new is not None:
-                            outs = _hook_grads(hook, new, len(outs))
-            if not retain_graph and fn.had_saved:
-                fn.saved = None  # Node.release
-            if nan_check:
-                _anomaly.check_outputs(fn, outs)
-            if general:
-                counter = _edges_general(fn, outs, step, buffers, deps, ready, counter, needed, fanin, rec, raw)
-                continue
-            if ran is not None and len(outs) != len(nexts):
-                ran[-1] = (fn, min(len(outs), len(nexts), len(fn.in_meta)))
-            for (nxt, nr), g, meta in zip(nexts, outs, fn.in_meta):
-                if nxt is None:
-                    continue
-                if g is not None:
-                    if meta is not None and (g._data.shape != meta[0] or g._dtype is not meta[1]):
-                        g = _validate(g, meta)
-                    slot = buffers.get(nxt)
-                    if slot is None:
-                        if nxt.n_outputs == 1:
-                            buffers[nxt] = [g]
-                        else:
-                            slot = buffers[nxt] = [None] * nxt.n_outputs
-                            slot[nr] = g
-                    else:
-                        prev = slot[nr]
-                        slot[nr] = g if prev is None else _sum(prev, g)
-                left = deps[nxt] - 1
-                deps[nxt] = left
-                if left == 0:
-                    if direct is None and not ready:
-                        direct = nxt
-                    else:
-                        if direct is not None:
-                            heappush(ready, (-direct.seq, counter, direct))
-                            counter += 1
-                            direct = None
-                        heappush(ready, (-nxt.seq, counter, nxt))
-                        counter += 1
+            outs, raw = _apply(fn, grads, ctx, retain_graph)
+            if ran is not None and len(outs) != len(fn.next_functions):
+                ran[-1] = (fn, min(len(outs), len(fn.next_functions), len(fn.in_meta)))
+            counter = _edges_general(fn, outs, step, buffers, deps, ready, counter, needed, fanin, rec, raw)
     except Exception as exc:
         if pass_rec is not None:
             pass_rec.error = f"{type(exc).__name__}: {exc}"
@@ -455,38 +383,11 @@ def _run_ordered(order, acc_ready, deps, buffers, ran, retain_graph, create_grap
             fn = pop()
             # the last node's gradients go now (one gradient-sized array less at the peak)
             outs = g = None
-            grads = buffers.pop(fn, None)
-            if grads is None:
-                grads = [None] * fn.n_outputs
-            if fn.pre_hooks or fn.retains_grad:
-                grads = _pre_hooks(fn, grads)
+            grads = _waiting(fn, buffers)
             if add_ran is not None:
                 add_ran(fn)
-            if fn.saved is None and fn.had_saved:
-                raise RuntimeError(SAVED_FREED)
+            outs = _apply(fn, grads, ctx, retain_graph)[0]
             nexts = fn.next_functions
-            ctx.node = fn
-            if fn.n_outputs == 1 and "out_meta" not in fn.attrs:  # multi-output ops take a list
-                g = grads[0]
-                outs = [None] * len(nexts) if g is None else fn.op.backward(ctx, g)
-            elif all(g is None for g in grads):
-                outs = [None] * len(nexts)
-            else:
-                outs = fn.op.backward(ctx, grads)
-            if outs.__class__ is not tuple and outs.__class__ is not list:
-                outs = list(outs)
-            nan_check = _anomaly.enabled and _anomaly.check_nan
-            if fn.post_hooks or nan_check:  # torch's order: see _run
-                outs = _validated(outs, nexts, fn.in_meta)
-                if fn.post_hooks:
-                    for hook in list(fn.post_hooks):
-                        new = hook(tuple(outs), tuple(grads))
-                        if new is not None:
-                            outs = _hook_grads(hook, new, len(outs))
-            if not retain_graph and fn.had_saved:
-                fn.saved = None  # Node.release
-            if nan_check:
-                _anomaly.check_outputs(fn, outs)
             if add_ran is not None and len(outs) != len(nexts):
                 ran[-1] = (fn, min(len(outs), len(nexts), len(fn.in_meta)))
             for (nxt, nr), g, meta in zip(nexts, outs, fn.in_meta):
@@ -514,6 +415,51 @@ def _run_ordered(order, acc_ready, deps, buffers, ran, retain_graph, create_grap
         if ran and ran[-1] is fn:
             ran[-1] = (fn, 0)  # the node that raised passed nothing on
         raise
+
+
+def _waiting(fn, buffers) -> list:
+    """The gradients that came for node ``fn`` (None for an output none came to), taken
+    out of ``buffers``, after its tensor pre-hooks and ``retain_grad`` hooks ran."""
+    grads = buffers.pop(fn, None)
+    if grads is None:
+        grads = [None] * fn.n_outputs
+    if fn.pre_hooks or fn.retains_grad:
+        grads = _pre_hooks(fn, grads)
+    return grads
+
+
+def _apply(fn, grads, ctx, retain_graph):
+    """Run node ``fn`` on its gradients ``grads`` (PyTorch's ``call_function`` and
+    ``evaluate_function``): the formula, then — with post hooks or anomaly mode's nan
+    check — the outputs checked against the inputs' metadata (``validate_outputs``), the
+    post hooks, the node released (no ``retain_graph``), and the nan check, in torch's
+    order. Returns ``(outputs, the formula's own outputs)``."""
+    if fn.saved is None and fn.had_saved:
+        raise RuntimeError(SAVED_FREED)
+    ctx.node = fn
+    if fn.n_outputs == 1 and "out_meta" not in fn.attrs:  # multi-output ops take a list
+        g = grads[0]
+        outs = [None] * len(fn.next_functions) if g is None else fn.op.backward(ctx, g)
+    elif all(g is None for g in grads):
+        outs = [None] * len(fn.next_functions)
+    else:
+        outs = fn.op.backward(ctx, grads)
+    if outs.__class__ is not tuple and outs.__class__ is not list:
+        outs = list(outs)
+    raw = outs
+    nan_check = _anomaly.enabled and _anomaly.check_nan
+    if fn.post_hooks or nan_check:
+        outs = _validated(outs, fn.next_functions, fn.in_meta)
+        if fn.post_hooks:
+            for hook in list(fn.post_hooks):
+                new = hook(tuple(outs), tuple(grads))
+                if new is not None:
+                    outs = _hook_grads(hook, new, len(outs))
+    if not retain_graph and fn.had_saved:
+        fn.saved = None  # Node.release
+    if nan_check:
+        _anomaly.check_outputs(fn, outs)
+    return outs, raw
 
 
 _rec_id = attrgetter("rid")
