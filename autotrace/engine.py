@@ -7,7 +7,9 @@ Like PyTorch's engine it is iterative (no recursion, so a 100,000-node chain wor
    which a requested input can be reached are counted and run (torch's exec_info): a root
    none is reached from is not run, so a freed graph no input uses raises nothing.
 2. Run ready nodes (all dependencies in) from a priority queue ordered by sequence
-   number, newest first; ``AccumulateGrad`` outranks everything (PyTorch's order).
+   number, newest first; ``AccumulateGrad`` outranks everything (PyTorch's order). When
+   every edge leads to an older node (a graph built forward), that order is known in
+   advance and the loop takes the nodes sorted instead (``_run_ordered``).
    Gradients arriving at the same input of a node are summed (fan-in).
 3. Before a node runs, its tensor pre-hooks (``register_hook``) run, then the
    ``retain_grad`` hooks, so ``.grad`` of a non-leaf sees hook-modified values
@@ -371,9 +373,7 @@ def _run_ordered(order, acc_ready, deps, buffers, ran, retain_graph, create_grap
         while True:
             if acc_ready:
                 fn = pop_acc()
-                grads = buffers.pop(fn, None) or [None]
-                if fn.pre_hooks or fn.retains_grad:
-                    grads = _pre_hooks(fn, grads)
+                grads = _waiting(fn, buffers)
                 if add_ran is not None:
                     add_ran(fn)
                 _accumulate(fn, grads[0], create_graph, None, rec)
@@ -490,10 +490,11 @@ def _bare_steps(ran):
 
 
 def _edges_general(fn, outs, step, buffers, deps, ready, counter, needed, fanin, rec, raw):
-    """Pass a node's gradients on along its edges, recording what each edge carries
-    (``keep_values``) and skipping the nodes ``autograd.grad`` does not run (not in
-    ``needed``). ``raw``: the outputs as the formula returned them (before a broadcast
-    sum-back, which the record shows). Returns the heap's next counter."""
+    """The queue's loop: pass a node's gradients on along its edges, recording what each
+    edge carries (``keep_values``) and skipping the nodes ``autograd.grad`` does not run
+    (not in ``needed``); a node whose last input is in joins the queue. ``raw``: the
+    outputs as the formula returned them (before a broadcast sum-back, which the record
+    shows). Returns the queue's next counter."""
     keep = fanin is not None
     for (nxt, nr), g, meta, g0 in zip(fn.next_functions, outs, fn.in_meta, raw):
         skip = nxt is None or (needed is not None and nxt not in needed)

@@ -276,10 +276,8 @@ class _Tree:
                 # what fed those iterations from outside the loop body (and not the one shown)
                 inside = _id_set(fold.reps.ids(fold.count))
                 shown = {i for x in fold.reps[earlier] for i, _ in nodes[x].inputs}
-                fed = list(map(_first, chain.from_iterable(_inputs_in(nodes, fold.reps.ids(earlier)))))
-                ext = set(fed)  # a set difference in C, then the few left in the order first fed
-                ext.difference_update(inside)
-                ext = sorted([i for i in ext if i is not None and i not in shown and i not in seen], key=fed.index)
+                fed = dict.fromkeys(map(_first, chain.from_iterable(_inputs_in(nodes, fold.reps.ids(earlier)))))
+                ext = [i for i in fed if i is not None and i not in inside and i not in shown and i not in seen]
                 for k in range(len(ext) - 1, -1, -1):
                     last = k == len(ext) - 1
                     b, cn = ("\u2514\u2500\u2500 ", "    ") if last else ("\u251c\u2500\u2500 ", "\u2502   ")
