@@ -306,7 +306,7 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
     fn = None
     try:
         if order is not None:
-            _run_ordered(order, acc_ready, deps, buffers, ran, retain_graph, create_graph, rec)
+            _run_ordered(order, acc_ready, deps, buffers, ran, ctx, retain_graph, create_graph, rec)
         while order is None and ready:
             fn = heappop(ready)[2]
             # the last node's gradients go now, not when rebound below: they would be alive
@@ -359,13 +359,12 @@ def _run(edges, seeds, retain_graph, create_graph, roots, capture_inputs=None, a
     return None
 
 
-def _run_ordered(order, acc_ready, deps, buffers, ran, retain_graph, create_graph, rec):
+def _run_ordered(order, acc_ready, deps, buffers, ran, ctx, retain_graph, create_graph, rec):
     """:func:`_run`'s loop when the order is known in advance (every edge leads to an older
     node or an AccumulateGrad; ``backward()`` without recording values): the nodes of
     ``order`` from its end, each AccumulateGrad of ``acc_ready`` first as soon as its last
     input is in (``deps`` counts down only theirs). The same steps as the general loop,
-    without its queue and its checks for ``autograd.grad``."""
-    ctx = Context(None)
+    without its queue and its checks for ``autograd.grad``. ``ctx``: the pass's Context."""
     add_ran = ran.append if ran is not None else None
     pop, pop_acc = order.pop, acc_ready.popleft
     fn = None

@@ -473,8 +473,8 @@ def test_graph_with_an_edge_to_a_newer_node_takes_the_queue():
                 nodes.append(fn)
                 stack.extend(n for n, _ in fn.next_functions)
             if renumber:    # the root keeps the lowest number: its edges lead to newer nodes
-                ops = sorted((n for n in nodes if n.__class__ is not AccumulateGrad), key=lambda n: n.seq)
-                for n, s in zip(ops, reversed([n.seq for n in ops])):
+                inner = sorted((n for n in nodes if n.__class__ is not AccumulateGrad), key=lambda n: n.seq)
+                for n, s in zip(inner, reversed([n.seq for n in inner])):
                     n.seq = s
             used = []
             original = engine._run_ordered
