@@ -382,10 +382,27 @@ def _run_ordered(order, acc_ready, deps, buffers, ran, ctx, retain_graph, create
             fn = pop()
             # the last node's gradients go now (one gradient-sized array less at the peak)
             outs = g = None
-            grads = _waiting(fn, buffers)
             if add_ran is not None:
                 add_ran(fn)
-            outs = _apply(fn, grads, ctx, retain_graph)[0]
+            slot = buffers.get(fn)
+            if slot is not None and slot[0] is not None and fn.n_outputs == 1 and not (
+                    fn.pre_hooks or fn.retains_grad or fn.post_hooks or _anomaly.enabled) \
+                    and "out_meta" not in fn.attrs:
+                # the usual node: one output, a gradient for it, no hooks: _apply's steps
+                # that apply (the formula, the release) without its calls and checks
+                del buffers[fn]
+                if fn.saved is None and fn.had_saved:
+                    raise RuntimeError(SAVED_FREED)
+                ctx.node = fn
+                outs = fn.op.backward(ctx, slot[0])
+                slot = None
+                if outs.__class__ is not tuple and outs.__class__ is not list:
+                    outs = list(outs)
+                if not retain_graph and fn.had_saved:
+                    fn.saved = None  # Node.release
+            else:
+                slot = None
+                outs = _apply(fn, _waiting(fn, buffers), ctx, retain_graph)[0]
             nexts = fn.next_functions
             if add_ran is not None and len(outs) != len(nexts):
                 ran[-1] = (fn, min(len(outs), len(nexts), len(fn.in_meta)))
