@@ -28,8 +28,8 @@ from operator import attrgetter
 
 from .record import BareSteps, NodeRecord, StepRecord
 
-_NODE_FIELDS = ("name", "line", "col", "text", "statement", "shape", "dtype", "var_name", "saved",
-                "is_leaf", "op")
+# (not ``name``: it is ``op.node``; the site compares its line, col, text and statement)
+_NODE_FIELDS = ("site", "shape", "dtype", "var_name", "saved", "is_leaf", "op")
 _node_fields = attrgetter(*_NODE_FIELDS)
 
 
@@ -205,7 +205,7 @@ def _shifted_node(t: NodeRecord, delta, lo, hi) -> NodeRecord:
     r = _new_node(NodeRecord)
     r.id = t.id + delta
     r.inputs = tuple([(j + delta if j is not None and lo <= j < hi else j, nr) for j, nr in t.inputs])
-    r.name, r.line, r.col, r.text, r.statement = t.name, t.line, t.col, t.text, t.statement
+    r.name, r.site = t.name, t.site
     r.shape, r.dtype, r.var_name, r.saved, r.is_leaf, r.op = t.shape, t.dtype, t.var_name, t.saved, t.is_leaf, t.op
     r.leaf_value, r.leaf_grad, r.value, r.attrs, r.scalars = t.leaf_value, t.leaf_grad, t.value, t.attrs, t.scalars
     return r

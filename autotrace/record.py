@@ -39,7 +39,7 @@ class NodeRecord:
     when the node was created (only with ``keep_values``).
     """
 
-    __slots__ = ("id", "name", "inputs", "line", "col", "text", "statement", "shape", "dtype",
+    __slots__ = ("id", "name", "inputs", "site", "shape", "dtype",
                  "var_name", "leaf_value", "leaf_grad", "value", "saved", "is_leaf", "op",
                  "attrs", "scalars")
 
@@ -47,10 +47,7 @@ class NodeRecord:
         self.id = id
         self.name = name
         self.inputs = inputs
-        if site is not None:
-            self.line, self.col, self.text, self.statement = site.line, site.col, site.text, site.statement
-        else:
-            self.line = self.col = self.text = self.statement = None
+        self.site = site  # (a Site: line, col, text and statement read from it)
         self.shape = shape
         self.dtype = dtype
         self.var_name = None
@@ -62,6 +59,24 @@ class NodeRecord:
         self.op = op
         self.attrs = EMPTY
         self.scalars = EMPTY
+
+    def _site_field(name):
+        def get(self):
+            s = self.site
+            return getattr(s, name) if s is not None else None
+
+        def set_(self, value):  # a record placed elsewhere (tests, rebuilt records)
+            s = self.site or _site.Site(None, None, None, None, None, None)
+            fields = {f: getattr(s, f) for f in _site.Site.__slots__}
+            fields[name] = value
+            self.site = _site.Site(**fields)
+        return property(get, set_, doc=f"The site's ``{name}`` (None without a site).")
+
+    line = _site_field("line")
+    col = _site_field("col")
+    text = _site_field("text")
+    statement = _site_field("statement")
+    del _site_field
 
 
 _new = object.__new__
@@ -240,11 +255,7 @@ class Recorder:
         r.id = len(items)
         r.name = op.node
         r.inputs = inputs
-        s = _site.current
-        if s is not None:
-            r.line, r.col, r.text, r.statement = s.line, s.col, s.text, s.statement
-        else:
-            r.line = r.col = r.text = r.statement = None
+        r.site = _site.current
         r.shape = shape
         r.dtype = dtype
         r.var_name = r.value = r.leaf_value = r.leaf_grad = None

@@ -22,6 +22,15 @@ class Site:
         self.text = text
         self.statement = statement
 
+    def __eq__(self, other):
+        # equal spans of one script's source (a record's fields: autotrace.folding compares sites)
+        if other.__class__ is not Site:
+            return NotImplemented
+        return (self.line, self.col, self.text, self.statement) == (other.line, other.col, other.text, other.statement)
+
+    def __hash__(self):
+        return hash((self.line, self.col, self.text))
+
     def __repr__(self) -> str:
         return f"Site(line={self.line}, col={self.col}, text={self.text!r})"
 

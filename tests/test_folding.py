@@ -390,7 +390,7 @@ def test_fold_check_of_records_is_the_field_by_field_rule():
     """_nodes_match on lists of records decides as the rule read record by record: no
     value kept, the same fields, attrs and scalars equal as mappings (``-0.0`` is not
     ``0.0``, ``1`` is not ``1.0``), inputs the shift of the template's."""
-    from types import MappingProxyType
+    from types import MappingProxyType, SimpleNamespace
 
     from hypothesis import given, settings, strategies as st
 
@@ -407,8 +407,10 @@ def test_fold_check_of_records_is_the_field_by_field_rule():
     record = st.tuples(st.sampled_from(["MulBackward0", "AddBackward0"]), st.sampled_from([3, 4]), inputs,
                        mappings, mappings, st.sampled_from([None, None, None, "kept"]))
 
+    ops = {name: SimpleNamespace(node=name) for name in ("MulBackward0", "AddBackward0")}
+
     def make(name, line, ins, attrs, scalars, value):
-        r = NodeRecord(0, name, ins, None, (), "float32")
+        r = NodeRecord(0, name, ins, None, (), "float32", op=ops[name])  # a record's name is its op's
         r.line, r.attrs, r.scalars, r.value = line, attrs, scalars, value
         return r
 
