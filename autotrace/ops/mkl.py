@@ -93,6 +93,10 @@ def vml(name: str, x: np.ndarray):
         few = _few.get((x.dtype, name, get_ident()))
         if few is not None and n:
             call, src, dst, src_at, dst_at = few
+            if x.ndim == 0:  # (an element copied in and out keeps its bits, nan payloads too)
+                src[0] = x
+                call(1, src_at, dst_at)
+                return _array(dst[0])
             src[:n] = x.reshape(-1)
             call(n, src_at, dst_at)
             return dst[:n].reshape(x.shape).copy()
@@ -113,6 +117,7 @@ def vml(name: str, x: np.ndarray):
     return out.reshape(x.shape)
 
 
+_array = np.array
 _vml_fns: dict = {}   # (prefix, name) -> the MKL function, its argument types set once
 _FEW = 8
 #: (dtype, name, thread) -> the call for up to _FEW elements: the function, an input and an
