@@ -27,6 +27,7 @@ _sequence = 0
 _addresses = 0
 _NO_INPUT = (None, 0)  # a NodeRecord input edge that needs no gradient (shared)
 _wrap_number = None    # autotrace.ops.wrap_scalar, installed when the op table loads
+_tensor_make = None    # Tensor._make, installed by autotrace.tensor (which imports this module)
 
 
 def reset_sequence() -> None:
@@ -109,37 +110,34 @@ class SavedTensor:
         counter = self.counter
         if counter is None:
             return _wrap_number(self.data)
-        if counter.value == self.version and not self.is_output:
-            return self.tensor
-        from .tensor import Tensor
-
-        if self.counter.value != self.version:
-            if self.is_output:
-                t = Tensor._make(self.data)
-                where = f", which is output {self.output_nr} of {_op_name(node)},"
-            else:
-                t = self.tensor
-                fn = t.grad_fn  # torch's reads it too: a stale view's is regenerated (AsStridedBackward0)
-                if fn is None:
-                    where = ""
-                else:
-                    where = f", which is output {t._output_nr} of {_op_name(fn)},"
-            shape = ", ".join(str(s) for s in t.shape)
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [torch.{t.dtype.legacy} [{shape}]]{where} is at version "
-                f"{self.counter.value}; expected version {self.version} instead. Hint: enable "
-                "anomaly detection to find the operation that failed to compute its gradient, "
-                "with torch.autograd.set_detect_anomaly(True, check_nan=False)."
-            )
-        if self.is_output:
-            t = Tensor._make(self.data, requires_grad=self.requires_grad)
-            t._version_counter = self.counter
+        if counter.value == self.version:
+            if not self.is_output:
+                return self.tensor
+            t = _tensor_make(self.data, None, self.requires_grad)
+            t._counter = counter  # (Tensor._version_counter's setter)
             if self.requires_grad:
                 t._grad_fn = node
                 t._output_nr = self.output_nr
             return t
-        return self.tensor
+        # changed in place since it was saved: torch's error
+        if self.is_output:
+            t = _tensor_make(self.data)
+            where = f", which is output {self.output_nr} of {_op_name(node)},"
+        else:
+            t = self.tensor
+            fn = t.grad_fn  # torch's reads it too: a stale view's is regenerated (AsStridedBackward0)
+            if fn is None:
+                where = ""
+            else:
+                where = f", which is output {t._output_nr} of {_op_name(fn)},"
+        shape = ", ".join(str(s) for s in t.shape)
+        raise RuntimeError(
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [torch.{t.dtype.legacy} [{shape}]]{where} is at version "
+            f"{counter.value}; expected version {self.version} instead. Hint: enable "
+            "anomaly detection to find the operation that failed to compute its gradient, "
+            "with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+        )
 
 
 def _op_name(node) -> str:
@@ -172,6 +170,12 @@ class Context:
 
     def needs(self, i: int) -> bool:
         return self.node.next_functions[i][0] is not None
+
+    # the names most formulas read, found on the class (a name that is not goes through a
+    # failed lookup before __getattr__, which costs more than the read)
+    self = property(lambda ctx: ctx.__getattr__("self"))
+    other = property(lambda ctx: ctx.__getattr__("other"))
+    result = property(lambda ctx: ctx.__getattr__("result"))
 
 
 class Node:

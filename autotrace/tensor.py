@@ -17,6 +17,7 @@ import numpy as np
 
 from . import diagnostics, dtypes, grad_mode, record, resources
 from .device import CPU as _CPU, Device  # noqa: F401  (Device re-exported)
+from . import node as _node
 from .node import AccumulateGrad, VersionCounter
 
 _MISSING = object()
@@ -571,3 +572,5 @@ def _wrap_dim(dim: int, ndim: int) -> int:
 
 
 wrap_dim = _wrap_dim
+
+_node._tensor_make = Tensor._make  # (autotrace.node cannot import this module: it is imported here)
