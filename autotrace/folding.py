@@ -28,9 +28,6 @@ from operator import attrgetter
 
 from .record import BareSteps, NodeRecord, StepRecord
 
-# (not ``name``: it is ``op.node``; the site compares its line, col, text and statement)
-_NODE_FIELDS = ("site", "shape", "dtype", "var_name", "saved", "is_leaf", "op")
-_node_fields = attrgetter(*_NODE_FIELDS)
 
 
 _INPUTS = attrgetter("inputs")
@@ -249,9 +246,15 @@ def _nodes_match(rs: list, ts: list, delta, lo, hi) -> bool:
         if r.value is not None or r.leaf_value is not None or r.leaf_grad is not None \
                 or t.value is not None or t.leaf_value is not None or t.leaf_grad is not None:
             return False
-        # equal as tuples is equal field by field: these fields hold strings, ints, bools, None,
-        # tuples of ints or strings and the op, never floats (where 0.0 == -0.0) or mixed types
-        if _node_fields(r) != _node_fields(t):
+        # the fields (not ``name``: it is ``op.node``; a Site compares line, col, text and
+        # statement) hold strings, bools, None, tuples of ints or strings, the op and the
+        # site, never floats (where 0.0 == -0.0); each read inline (3.11's slot reads are
+        # quicker than attrgetter's)
+        if r.op is not t.op or r.shape != t.shape or r.dtype != t.dtype or r.var_name != t.var_name \
+                or r.saved != t.saved or r.is_leaf is not t.is_leaf:
+            return False
+        a, b = r.site, t.site
+        if a is not b and a != b:
             return False
         a, b = r.attrs, t.attrs
         if a is not b and not _same_mapping(a, b):
