@@ -208,8 +208,8 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
             and not inputs[0]._wrapped and not inputs[1]._wrapped:
         edges, ids = _two_edges(inputs)
         x, y = inputs
-        meta = ((x._data.shape, x._dtype), (y._data.shape, y._dtype))
-        meta = _METAS.get(meta) or _shared_meta(meta)
+        key = (x._data.shape, x._dtype, y._data.shape, y._dtype)
+        meta = _METAS.get(key) or _shared_meta(((key[0], key[1]), (key[2], key[3])), key)
         wrapped = False
     elif n == 1 and not inputs[0]._wrapped:  # (the loop above found it requires grad)
         x = inputs[0]
@@ -222,8 +222,8 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
                 fn = x._grad_accumulator()
             nr = 0
         edges, ids = ((fn, nr),), ((fn.rid, nr),)
-        meta = ((x._data.shape, x._dtype),)
-        meta = _METAS.get(meta) or _shared_meta(meta)
+        key = (x._data.shape, x._dtype)
+        meta = _METAS.get(key) or _shared_meta((key,), key)
         wrapped = False
     else:
         edges, ids, meta, wrapped = _edges(inputs)
@@ -273,12 +273,14 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
     return t
 
 
-def _shared_meta(meta):
+def _shared_meta(meta, key):
     """``meta`` (a node's ``in_meta``), shared by the nodes that have an equal one while
     there are few distinct ones: a graph's nodes repeat a handful (a training loop's),
-    and one tuple read by every node stays in the cache during backward."""
+    and one tuple read by every node stays in the cache during backward. ``key``: its
+    ``(shape, dtype)`` pairs flattened into one tuple (one tuple to build and hash per node,
+    not three), or ``None`` in place of a pair for a number's input."""
     if len(_METAS) < 1024:
-        _METAS[meta] = meta
+        _METAS[key] = meta
     return meta
 
 
@@ -362,9 +364,9 @@ def make_number(op_, out, a, number, attrs=None, dtype=None, save_other=False):
     else:
         nr = a._output_nr
     saved = _saved_other(number) if save_other else None
-    meta = ((a._data.shape, a._dtype), None)
+    key = (a._data.shape, a._dtype, None)
     node = t._grad_fn = _op_node(op_, ((fn, nr), _NO_EDGE), saved, save_other, attrs or _NO_ATTRS,
-                                _METAS.get(meta) or _shared_meta(meta))
+                                _METAS.get(key) or _shared_meta(((key[0], key[1]), None), key))
     t._requires_grad = True
     active = _record.active
     if active is None:

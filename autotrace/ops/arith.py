@@ -167,14 +167,15 @@ def ADD(ctx, g):
 @export(torch=("add",), tensor=("add",))
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` (torch.add)."""
-    if alpha == 1:
+    if alpha == 1 and other.__class__ is not Tensor:
         bn = _number(input, other)
         if bn is not None:
             return make_number(ADD, _with_number(input._data, bn, _operator.add, np.add), input, other,
                                attrs=_ALPHA_1, dtype=input._dtype)
     a, b, ad, bd, dt = _binary(input, other)
     if alpha == 1 and ad.ndim == 0 and bd.ndim == 0 and (dt is _F32 or dt is _F64):
-        return make(ADD, _exact(ad.item() + bd.item(), ad, bd, np.add), (a, b), attrs=_alpha(alpha), dtype=dt)
+        return make(ADD, _exact(ad.item() + bd.item(), ad, bd, np.add), (a, b),
+                    attrs=_ALPHA_1 if alpha.__class__ is int else _alpha(alpha), dtype=dt)
     try:
         out = ad + bd if alpha == 1 else kernels.add_alpha(*np.broadcast_arrays(ad, bd), alpha)
     except ValueError:
