@@ -108,9 +108,21 @@ cos = _unary("cos", "CosBackward0", kernels.cos, "-grad * sin(self)", "−sin(se
              lambda ctx, g: (g * -ctx.self.sin(),))
 tan = _unary("tan", "TanBackward0", np.tan, "grad * (1 + result²)", "1 + tan²(self)",
              lambda ctx, g: (g * (ctx.result * ctx.result + 1),), save="result")
+def _tanh_vjp(ctx, g):
+    if grad_mode.enabled:
+        return (_db().tanh_backward(g, ctx.result),)
+    saved = ctx.node.saved
+    s = saved.get("result") if saved is not None else None
+    if s is not None and s.is_output and s.counter.value == s.version:
+        # the saved output unchanged: its array, without rebuilding the tensor (ctx.result)
+        yd, gd = s.data, g._data
+        if gd.dtype == np.float32 and yd.dtype == np.float32:
+            return (_tanh_backward_f32(gd, yd),)
+    return (_tanh_backward(g, ctx.result),)
+
+
 tanh = _unary("tanh", "TanhBackward0", kernels.tanh, "grad * (1 - result²)", "1 − tanh²(self)",
-              lambda ctx, g: (_tanh_backward(g, ctx.result) if not grad_mode.enabled
-                              else _db().tanh_backward(g, ctx.result),), save="result")
+              _tanh_vjp, save="result")
 sigmoid = _unary("sigmoid", "SigmoidBackward0", lambda x: kernels.sigmoid(x),
                  "grad * result * (1 - result)", "σ(self)·(1 − σ(self))",
                  lambda ctx, g: ((g * (1 - ctx.result)) * ctx.result if not grad_mode.enabled
@@ -140,7 +152,12 @@ def _tanh_backward(g, y):
     create_graph the same formula in Tensor ops, so it can be differentiated again."""
     if grad_mode.enabled or g._data.dtype != np.float32 or y._data.dtype != np.float32:
         return g * (1 - y * y)
-    gd, yd = g._data, y._data
+    return _tanh_backward_f32(g._data, y._data)
+
+
+def _tanh_backward_f32(gd, yd):
+    """:func:`_tanh_backward` of float32 arrays ``gd`` (the gradient) and ``yd`` (tanh's
+    output), as a new tensor."""
     if gd.ndim == 0 and yd.ndim == 0:
         # one element in Python floats: the float32 product of two float32 values is exact
         # in float64, so rounding it once is numpy's product (a nan is left to numpy)
