@@ -441,7 +441,8 @@ def grad_event(leaf, kind: str) -> None:
     here = _site.current
     rec.grad_events.append(GradEvent(node, leaf._name, kind, here.line if here is not None else None,
                                      len(rec.passes)))
-    event("grad_reset", node=node, name=leaf._name, how=kind)
+    if rec.keep_values:  # (event's own check, without building its keyword arguments)
+        event("grad_reset", node=node, name=leaf._name, how=kind)
 
 
 class Event:
