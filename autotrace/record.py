@@ -244,7 +244,7 @@ class Recorder:
         self._mappings: dict = {}
         self._attr_cache: dict = {}
         self._scalar_cache: dict = {}
-        self._fixed_attrs: dict = {}
+        self._fixed_attrs = ({}, {})  # by save_other, then id(attrs)
 
     def add_node(self, op, inputs, shape, dtype, saved=(), attrs=EMPTY):
         """Append the :class:`NodeRecord` of a node just made at ``site.current`` and return
@@ -321,12 +321,12 @@ class Recorder:
         nothing but tensors, or with ``save_other`` saves ``{"self": None, "other":
         <number>}`` (as ``make_number`` does; ``self`` is then an attr). Remembered per
         (``attrs`` object, ``save_other``)."""
-        key = (id(attrs), save_other)
-        hit = self._fixed_attrs.get(key)
+        cache = self._fixed_attrs[save_other]
+        hit = cache.get(id(attrs))
         if hit is None:
             saved = {"self": None, "other": None} if save_other else None
             mapping = self.node_attrs(attrs or EMPTY, saved, _OTHER if save_other else ())
-            hit = self._fixed_attrs[key] = (mapping, attrs)  # attrs kept: its id stays its own
+            hit = cache[id(attrs)] = (mapping, attrs)  # attrs kept: its id stays its own
         return hit[0]
 
     def node_scalars(self, scalars: dict):
