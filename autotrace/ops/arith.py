@@ -19,7 +19,7 @@ from ..resources import CHECK_BYTES_FROM, check_broadcast_size, check_bytes
 from .errors import broadcast_error
 from . import kernels
 from . import (OPERANDS, RESULT, BadOperand, _type_word, as_tensor_arg, check_inplace, commit_inplace, export, make,
-               make_number, op, wrap_scalar)
+               make_number, make_pair, op, wrap_scalar)
 
 _SCALARS = (bool, int, float, dtypes.NumberLike)
 #: below this many elements (of either operand) _binary's memory check cannot trigger
@@ -174,8 +174,10 @@ def add(input, other, *, alpha=1):
                                attrs=_ALPHA_1, dtype=input._dtype)
     a, b, ad, bd, dt = _binary(input, other)
     if alpha == 1 and ad.ndim == 0 and bd.ndim == 0 and (dt is _F32 or dt is _F64):
-        return make(ADD, _exact(ad.item() + bd.item(), ad, bd, np.add), (a, b),
-                    attrs=_ALPHA_1 if alpha.__class__ is int else _alpha(alpha), dtype=dt)
+        out = _exact(ad.item() + bd.item(), ad, bd, np.add)
+        if alpha.__class__ is int and not a._wrapped and not b._wrapped:
+            return make_pair(ADD, out, a, b, _ALPHA_1, dt)
+        return make(ADD, out, (a, b), attrs=_alpha(alpha), dtype=dt)
     try:
         out = ad + bd if alpha == 1 else kernels.add_alpha(*np.broadcast_arrays(ad, bd), alpha)
     except ValueError:
@@ -205,7 +207,10 @@ def sub(input, other, *, alpha=1):
     if a._dtype is dtypes.bool_ or b._dtype is dtypes.bool_:
         _bool_sub_error(a, b)
     if alpha == 1 and ad.ndim == 0 and bd.ndim == 0 and (dt is _F32 or dt is _F64):
-        return make(SUB, _exact(ad.item() - bd.item(), ad, bd, np.subtract), (a, b), attrs=_alpha(alpha), dtype=dt)
+        out = _exact(ad.item() - bd.item(), ad, bd, np.subtract)
+        if alpha.__class__ is int and not a._wrapped and not b._wrapped:
+            return make_pair(SUB, out, a, b, _ALPHA_1, dt)
+        return make(SUB, out, (a, b), attrs=_alpha(alpha), dtype=dt)
     try:
         out = ad - bd if alpha == 1 else kernels.add_alpha(*np.broadcast_arrays(ad, bd), -alpha)
     except ValueError:
