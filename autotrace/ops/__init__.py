@@ -348,9 +348,10 @@ def _two_edges(inputs):
     return (ex, _NO_EDGE), (ix, _NO_EDGE)
 
 
-def make_pair(op_, out, a, b, attrs=None, dtype=None):
-    """:func:`make` for ``op_(a, b)`` of two tensors, neither a wrapped number, saving
-    nothing, with ``attrs`` None or a constant read-only mapping (add and sub): the same
+def make_pair(op_, out, a, b, attrs=None, dtype=None, save_both=False):
+    """:func:`make` for ``op_(a, b)`` of two tensors, neither a wrapped number, with
+    ``attrs`` None or a constant read-only mapping, saving nothing (add and sub) or, with
+    ``save_both``, both as ``self`` and ``other`` (mul when both require grad): the same
     node and record, without make's steps for other cases."""
     t = _tensor_make(out, dtype)
     if not grad_mode.enabled or not (a._requires_grad or b._requires_grad) or t._dtype.category != _FLOAT:
@@ -358,13 +359,15 @@ def make_pair(op_, out, a, b, attrs=None, dtype=None):
     edges, ids = _two_edges((a, b))
     key = (a._data.shape, a._dtype, b._data.shape, b._dtype)
     meta = _METAS.get(key) or _shared_meta(((key[0], key[1]), (key[2], key[3])), key)
-    node = t._grad_fn = _op_node(op_, edges, None, False, attrs or _NO_ATTRS, meta)
+    saved = {"self": SavedTensor(a), "other": SavedTensor(b)} if save_both else None
+    node = t._grad_fn = _op_node(op_, edges, saved, save_both, attrs or _NO_ATTRS, meta)
     t._requires_grad = True
     active = _record.active
     if active is None:
         node.rec = node.rid = None
         return t
-    rec = node.rec = active.add_node(op_, ids, t._data.shape, t._dtype.name, (), active.fixed_attrs(attrs))
+    rec = node.rec = active.add_node(op_, ids, t._data.shape, t._dtype.name, _SELF_OTHER if save_both else (),
+                                     active.fixed_attrs(attrs))
     node.rid = rec.id
     if active.keep_values:
         rec.value = active.keep(t._data)
@@ -420,6 +423,7 @@ def _saved_other(number):
 
 _SAVED_OTHER: dict = {}
 _OTHER = ("other",)
+_SELF_OTHER = ("self", "other")
 _FLOAT = dtypes.FLOAT
 _saved_number = SavedTensor.number
 

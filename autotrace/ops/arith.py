@@ -315,6 +315,8 @@ def mul(input, other):
     a, b, ad, bd, dt = _binary(input, other)
     if ad.ndim == 0 and bd.ndim == 0 and (dt is _F32 or dt is _F64):
         out = _exact(ad.item() * bd.item(), ad, bd, np.multiply)
+        if a._requires_grad and b._requires_grad and not a._wrapped and not b._wrapped:
+            return make_pair(MUL, out, a, b, None, dt, save_both=True)
     else:
         try:
             out = ad * bd
