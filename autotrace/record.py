@@ -244,7 +244,9 @@ class Recorder:
         self._mappings: dict = {}
         self._attr_cache: dict = {}
         self._scalar_cache: dict = {}
-        self._fixed_attrs = ({}, {})  # by save_other, then id(attrs)
+        #: what fixed_attrs remembers, by save_other then id(attrs): (mapping, attrs) (the op
+        #: fast paths read it inline)
+        self.fixed_attrs_cache = ({}, {})
 
     def add_node(self, op, inputs, shape, dtype, saved=(), attrs=EMPTY):
         """Append the :class:`NodeRecord` of a node just made at ``site.current`` and return
@@ -321,7 +323,7 @@ class Recorder:
         nothing but tensors, or with ``save_other`` saves ``{"self": None, "other":
         <number>}`` (as ``make_number`` does; ``self`` is then an attr). Remembered per
         (``attrs`` object, ``save_other``)."""
-        cache = self._fixed_attrs[save_other]
+        cache = self.fixed_attrs_cache[save_other]
         hit = cache.get(id(attrs))
         if hit is None:
             saved = {"self": None, "other": None} if save_other else None

@@ -366,8 +366,9 @@ def make_pair(op_, out, a, b, attrs=None, dtype=None, save_both=False):
     if active is None:
         node.rec = node.rid = None
         return t
+    hit = active.fixed_attrs_cache[0].get(id(attrs))  # active.fixed_attrs(attrs), inline
     rec = node.rec = active.add_node(op_, ids, t._data.shape, t._dtype.name, _SELF_OTHER if save_both else (),
-                                     active.fixed_attrs(attrs))
+                                     hit[0] if hit is not None else active.fixed_attrs(attrs))
     node.rid = rec.id
     if active.keep_values:
         rec.value = active.keep(t._data)
@@ -398,9 +399,10 @@ def make_number(op_, out, a, number, attrs=None, dtype=None, save_other=False):
     if active is None:
         node.rec = node.rid = None
         return t
+    hit = active.fixed_attrs_cache[save_other].get(id(attrs))  # active.fixed_attrs, inline
     rec = node.rec = active.add_node(op_, ((fn.rid, nr), _NO_EDGE),
                                      t._data.shape, t._dtype.name, _OTHER if save_other else (),
-                                     active.fixed_attrs(attrs, save_other))
+                                     hit[0] if hit is not None else active.fixed_attrs(attrs, save_other))
     node.rid = rec.id
     rec.scalars = active.node_scalar(op_.inputs[1], number)
     if active.keep_values:
