@@ -229,7 +229,10 @@ def make(op_, out, inputs, save=None, attrs=None, dtype=None):
         edges, ids, meta, wrapped = _edges(inputs)
     saved = None
     names = ()
-    if save:
+    if save is SAVE_RESULT:  # (the usual save of an elementwise op: its output alone)
+        saved = {"result": SavedTensor(t, is_output=True)}
+        names = _RESULT
+    elif save:
         saved = {}
         names = []
         for k, v in save.items():
@@ -423,6 +426,9 @@ def _saved_other(number):
     return saved
 
 
+#: ``save`` of an op that saves its output alone (read-only: pass it as it is)
+SAVE_RESULT = MappingProxyType({"result": RESULT})
+_RESULT = ("result",)
 _SAVED_OTHER: dict = {}
 _OTHER = ("other",)
 _SELF_OTHER = ("self", "other")

@@ -19,7 +19,7 @@ from ..tensor import Tensor
 from .errors import broadcast_error
 from . import kernels, mkl
 from .fma import fma32_float
-from . import RESULT, as_tensor_arg, check_inplace, commit_inplace, export, make, op
+from . import SAVE_RESULT, as_tensor_arg, check_inplace, commit_inplace, export, make, op
 
 
 def _float_input(x: Tensor) -> np.ndarray:
@@ -67,7 +67,7 @@ def _unary(name, node, npfn, vjp, local, backward, save="self", torch_names=None
                 out = npfn(x)
         if type(out) is not np.ndarray:
             out = np.asarray(out, dtype=x.dtype)
-        saves = {"self": input} if save == "self" else {"result": RESULT} if save == "result" else None
+        saves = {"self": input} if save == "self" else SAVE_RESULT if save == "result" else None
         return make(o, out, (input,), save=saves)
 
     fn.__name__ = name
