@@ -28,8 +28,6 @@ from operator import attrgetter
 
 from .record import BareSteps, NodeRecord, StepRecord
 
-
-
 _INPUTS = attrgetter("inputs")
 
 

@@ -26,7 +26,8 @@ class NodeRecord:
     """One graph node (a ``grad_fn`` or an ``AccumulateGrad``) as created.
 
     ``inputs`` are the node's ``next_functions`` as ``(node id | None, output index)``;
-    ``line``/``text``/``statement`` locate the forward expression in the script;
+    ``line``/``col``/``text``/``statement`` locate the forward expression in the script
+    (read from ``site``, the :class:`autotrace.site.Site` it was made at, or None);
     ``var_name`` is the script variable last bound to the node's output (or, for
     ``AccumulateGrad``, to its leaf); ``shape``/``dtype`` describe the output (the leaf).
 
@@ -65,7 +66,7 @@ class NodeRecord:
             s = self.site
             return getattr(s, name) if s is not None else None
 
-        def set_(self, value):  # a record placed elsewhere (tests, rebuilt records)
+        def set_(self, value):  # a record built by hand (tests): a new Site with that field
             s = self.site or _site.Site(None, None, None, None, None, None)
             fields = {f: getattr(s, f) for f in _site.Site.__slots__}
             fields[name] = value

@@ -108,6 +108,8 @@ cos = _unary("cos", "CosBackward0", kernels.cos, "-grad * sin(self)", "−sin(se
              lambda ctx, g: (g * -ctx.self.sin(),))
 tan = _unary("tan", "TanBackward0", np.tan, "grad * (1 + result²)", "1 + tan²(self)",
              lambda ctx, g: (g * (ctx.result * ctx.result + 1),), save="result")
+
+
 def _tanh_vjp(ctx, g):
     if grad_mode.enabled:
         return (_db().tanh_backward(g, ctx.result),)
