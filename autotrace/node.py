@@ -171,6 +171,16 @@ class Context:
     def needs(self, i: int) -> bool:
         return self.node.next_functions[i][0] is not None
 
+    def saved_array(self, name: str):
+        """The array of saved tensor ``name`` when it has not changed in place since it
+        was saved (what ``ctx.<name>`` would wrap, without building a tensor), else None
+        (``ctx.<name>`` then raises torch's error, or the name is not a saved tensor)."""
+        saved = self.node.saved
+        s = saved.get(name) if saved is not None else None
+        if s.__class__ is not SavedTensor or s.counter is None or s.counter.value != s.version:
+            return None
+        return s.data if s.is_output else s.tensor._data
+
     # the names most formulas read, found on the class (a name that is not goes through a
     # failed lookup before __getattr__, which costs more than the read)
     self = property(lambda ctx: ctx.__getattr__("self"))

@@ -113,13 +113,9 @@ tan = _unary("tan", "TanBackward0", np.tan, "grad * (1 + result²)", "1 + tan²(
 def _tanh_vjp(ctx, g):
     if grad_mode.enabled:
         return (_db().tanh_backward(g, ctx.result),)
-    saved = ctx.node.saved
-    s = saved.get("result") if saved is not None else None
-    if s is not None and s.is_output and s.counter.value == s.version:
-        # the saved output unchanged: its array, without rebuilding the tensor (ctx.result)
-        yd, gd = s.data, g._data
-        if gd.dtype == np.float32 and yd.dtype == np.float32:
-            return (_tanh_backward_f32(gd, yd),)
+    yd, gd = ctx.saved_array("result"), g._data  # (no tensor rebuilt for the output)
+    if yd is not None and gd.dtype == np.float32 and yd.dtype == np.float32:
+        return (_tanh_backward_f32(gd, yd),)
     return (_tanh_backward(g, ctx.result),)
 
 
